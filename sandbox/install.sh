@@ -1,0 +1,57 @@
+#!/bin/sh
+# Installs the sandbox: Debian packages, the two launchers, the slot users.
+# Idempotent and quick when everything is present. Must run as root.
+#   SANDBOX_USERS   number of slot users prutor-box0..N-1 to create (default 64)
+#   ENGINE_USER     the only user allowed to run the privileged launcher (default www-data)
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+SANDBOX_USERS=${SANDBOX_USERS:-64}
+ENGINE_USER=${ENGINE_USER:-www-data}
+LIBDIR=/usr/local/lib/prutor
+
+[ "$(id -u)" = 0 ] || { echo "sandbox/install.sh: must run as root" >&2; exit 1; }
+
+need=""
+for p in bubblewrap libseccomp-dev gcc libc6-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
+done
+if [ -n "$need" ]; then
+  echo "sandbox/install.sh: installing$need"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y --no-install-recommends $need
+fi
+
+getent passwd "$ENGINE_USER" >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin "$ENGINE_USER"
+
+# Build both launchers; reinstall only when the source changed.
+mkdir -p "$LIBDIR"
+chmod 0755 "$LIBDIR"
+sum=$(cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" | sha256sum | cut -c1-64)
+if [ "$(cat "$LIBDIR/.src.sha256" 2>/dev/null || true)" != "$sum" ] || [ ! -x "$LIBDIR/prutor-box" ]; then
+  tmp=$(mktemp -d)
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-box" "$HERE/src/prutor-box.c"
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-run" "$HERE/src/prutor-run.c" -lseccomp
+  install -o root -g root -m 0755 "$tmp/prutor-run" "$LIBDIR/prutor-run"
+  install -o root -g "$(id -gn "$ENGINE_USER")" -m 0750 "$tmp/prutor-box" "$LIBDIR/prutor-box.new"
+  chmod 4750 "$LIBDIR/prutor-box.new"
+  mv -f "$LIBDIR/prutor-box.new" "$LIBDIR/prutor-box"
+  echo "$sum" > "$LIBDIR/.src.sha256"
+  rm -rf "$tmp"
+  echo "sandbox/install.sh: launchers installed in $LIBDIR"
+fi
+
+# One dedicated non-root user (and group) per concurrent slot.
+i=0
+while [ "$i" -lt "$SANDBOX_USERS" ]; do
+  getent passwd "prutor-box$i" >/dev/null ||
+    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group "prutor-box$i"
+  i=$((i + 1))
+done
+
+mkdir -p /etc/prutor
+[ -f /etc/prutor/sandbox.conf ] || printf '# box <root> <first_slot> <count>: written by sandbox/setup-box.sh\n' > /etc/prutor/sandbox.conf
+chown root:root /etc/prutor /etc/prutor/sandbox.conf
+chmod 0755 /etc/prutor
+chmod 0644 /etc/prutor/sandbox.conf

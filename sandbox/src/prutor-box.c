@@ -1,0 +1,429 @@
+/*
+ * prutor-box: the only privileged piece of the engine.
+ *
+ * Installed root-owned, setuid, mode 4750, group www-data (only the engine may run it).
+ * It takes nothing but an argv, validates it strictly, and runs one command as the
+ * slot's dedicated non-root user inside bubblewrap (or, in "plain" mode, with uid +
+ * rlimits + seccomp only), under a wall-clock kill, with capped stdout/stderr; then it
+ * kills whatever the slot user left behind. It prints one JSON status line on fd 3.
+ *
+ * usage:
+ *   prutor-box probe WORKDIR
+ *   prutor-box compile|run WORKDIR CPU_MS WALL_MS MEMORY_KB FSIZE_KB NPROC NOFILE OUTPUT_BYTES ns|plain -- CMD [ARG...]
+ *
+ * WORKDIR must be exactly <box_root>/<slot> for a "box" line of /etc/prutor/sandbox.conf
+ * ("box <root> <first_slot> <count>") with first_slot <= slot < first_slot+count; the
+ * slot's user is prutor-box<slot>. stdin is passed through (the engine opens it);
+ * stdout and stderr are capped at OUTPUT_BYTES each.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CONF_PATH "/etc/prutor/sandbox.conf"
+#define BWRAP "/usr/bin/bwrap"
+#define INNER "/usr/local/lib/prutor/prutor-run"
+#define MAX_ARGS 64
+
+static int status_fd = 2;
+
+static void die(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    dprintf(status_fd, "{\"status\":\"setup_error\",\"message\":\"%s\"}\n", msg);
+    exit(2);
+}
+
+static long parse_num(const char *s, long min, long max, const char *what)
+{
+    if (!s || !*s || strlen(s) > 12) die("bad %s", what);
+    for (const char *p = s; *p; p++) if (!isdigit((unsigned char)*p)) die("bad %s", what);
+    long v = strtol(s, NULL, 10);
+    if (v < min || v > max) die("%s out of range", what);
+    return v;
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Find the box line whose root/slot equals workdir; returns the slot number. */
+static int resolve_slot(const char *workdir, char *root_out, size_t root_len)
+{
+    struct stat st;
+    int fd = open(CONF_PATH, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) die("no sandbox config");
+    if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 022)) die("sandbox config not root-owned");
+    FILE *f = fdopen(fd, "r");
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        char root[PATH_MAX];
+        long first, count;
+        if (sscanf(line, "box %4095s %ld %ld", root, &first, &count) != 3) continue;
+        size_t n = strlen(root);
+        if (root[0] != '/' || strncmp(workdir, root, n) != 0 || workdir[n] != '/') continue;
+        const char *s = workdir + n + 1;
+        long slot = parse_num(s, 0, 9999, "slot");
+        if (slot < first || slot >= first + count) die("slot out of range");
+        fclose(f);
+        snprintf(root_out, root_len, "%s", root);
+        return (int)slot;
+    }
+    die("work dir is not a sandbox slot");
+    return -1;
+}
+
+static int write_file(const char *path, const char *val)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, val, strlen(val));
+    close(fd);
+    return n < 0 ? -1 : 0;
+}
+
+static long read_long(const char *path, const char *key)
+{
+    char buf[4096];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    if (!key) return strtol(buf, NULL, 10);
+    char *p = strstr(buf, key);
+    if (!p) return -1;
+    return strtol(p + strlen(key), NULL, 10);
+}
+
+/* cgroup v1 memory + pids controllers when the host offers them (accurate memory verdicts). */
+static char cg_mem[256], cg_pids[256], cg_cpu[256];
+static int cg_on;
+
+static void cgroup_setup(int slot, long mem_kb, long nproc)
+{
+    char p[320], v[64];
+    snprintf(cg_mem, sizeof cg_mem, "/sys/fs/cgroup/memory/prutor/box%d", slot);
+    snprintf(cg_pids, sizeof cg_pids, "/sys/fs/cgroup/pids/prutor/box%d", slot);
+    snprintf(cg_cpu, sizeof cg_cpu, "/sys/fs/cgroup/cpuacct/prutor/box%d", slot);
+    if (faccessat(AT_FDCWD, "/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK, AT_EACCESS) != 0) return;
+    mkdir("/sys/fs/cgroup/memory/prutor", 0755);
+    mkdir("/sys/fs/cgroup/pids/prutor", 0755);
+    if (mkdir(cg_mem, 0755) && errno != EEXIST) return;
+    mkdir(cg_pids, 0755);
+    mkdir("/sys/fs/cgroup/cpuacct/prutor", 0755);
+    mkdir(cg_cpu, 0755);
+    snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpu);
+    write_file(p, "0");
+    snprintf(v, sizeof v, "%ld", mem_kb * 1024L);
+    snprintf(p, sizeof p, "%s/memory.limit_in_bytes", cg_mem);
+    if (write_file(p, v)) return;
+    snprintf(p, sizeof p, "%s/memory.memsw.limit_in_bytes", cg_mem);
+    write_file(p, v);
+    snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+    write_file(p, "0");
+    snprintf(p, sizeof p, "%s/memory.failcnt", cg_mem);
+    write_file(p, "0");
+    snprintf(p, sizeof p, "%s/pids.max", cg_pids);
+    snprintf(v, sizeof v, "%ld", nproc);
+    write_file(p, v);
+    cg_on = 1;
+}
+
+static void cgroup_join(void)
+{
+    char p[320];
+    if (!cg_on) return;
+    snprintf(p, sizeof p, "%s/cgroup.procs", cg_mem);
+    write_file(p, "0");
+    snprintf(p, sizeof p, "%s/cgroup.procs", cg_pids);
+    write_file(p, "0");
+    snprintf(p, sizeof p, "%s/cgroup.procs", cg_cpu);
+    write_file(p, "0");
+}
+
+static long cg_oom_kills(void)
+{
+    char p[320];
+    if (!cg_on) return 0;
+    snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
+    long v = read_long(p, "oom_kill ");
+    return v < 0 ? 0 : v;
+}
+
+/* Kill every process of the slot user: a child takes the uid and signals -1. */
+static void kill_user(uid_t uid, gid_t gid)
+{
+    for (int round = 0; round < 200; round++) {
+        pid_t k = fork();
+        if (k == 0) {
+            if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) _exit(1);
+            kill(-1, SIGKILL);
+            _exit(0);
+        }
+        if (k > 0) waitpid(k, NULL, 0);
+        /* a second round catches a process forked while the first signal was in flight */
+        if (!cg_on) { if (round >= 1) break; continue; }
+        char p[320];
+        snprintf(p, sizeof p, "%s/cgroup.procs", cg_pids);
+        if (read_long(p, NULL) <= 0) break;
+        usleep(500);
+    }
+}
+
+static int valid_cmd0(const char *c)
+{
+    if (strncmp(c, "./", 2) == 0) {
+        for (const char *p = c + 2; *p; p++)
+            if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.' && *p != '-') return 0;
+        return c[2] != 0 && c[2] != '.';
+    }
+    if (strncmp(c, "/usr/", 5) == 0) return strstr(c, "..") == NULL;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (fcntl(3, F_GETFD) != -1) status_fd = 3;
+    signal(SIGALRM, SIG_IGN);
+    if (argc < 3) die("usage");
+    const char *mode = argv[1];
+    int is_probe = strcmp(mode, "probe") == 0, is_run = strcmp(mode, "run") == 0;
+    if (!is_probe && !is_run && strcmp(mode, "compile") != 0) die("bad mode");
+    const char *workdir = argv[2];
+    if (strlen(workdir) >= PATH_MAX - 64 || strstr(workdir, "/.") || strstr(workdir, "//")) die("bad work dir");
+
+    char root[PATH_MAX];
+    int slot = resolve_slot(workdir, root, sizeof root);
+    struct stat st;
+    if (lstat(workdir, &st) || !S_ISDIR(st.st_mode)) die("work dir missing");
+
+    char uname[32];
+    snprintf(uname, sizeof uname, "prutor-box%d", slot);
+    struct passwd *pw = getpwnam(uname);
+    if (!pw || pw->pw_uid == 0 || pw->pw_gid == 0) die("no user %s", uname);
+    uid_t uid = pw->pw_uid;
+    gid_t gid = pw->pw_gid;
+
+    long cpu_ms = 2000, wall_ms = 5000, mem_kb = 65536, fsize_kb = 1024, nproc = 16, nofile = 32,
+         out_bytes = 65536;
+    int use_ns = 1, cmd_at = -1;
+    if (is_probe) {
+        use_ns = 1;
+    } else {
+        if (argc < 14 || strcmp(argv[12], "--") != 0) die("usage");
+        cpu_ms = parse_num(argv[3], 10, 120000, "CPU_MS");
+        wall_ms = parse_num(argv[4], 10, 300000, "WALL_MS");
+        mem_kb = parse_num(argv[5], 1024, 8388608, "MEMORY_KB");
+        fsize_kb = parse_num(argv[6], 0, 1048576, "FSIZE_KB");
+        nproc = parse_num(argv[7], 1, 1024, "NPROC");
+        nofile = parse_num(argv[8], 4, 4096, "NOFILE");
+        out_bytes = parse_num(argv[9], 0, 67108864, "OUTPUT_BYTES");
+        if (strcmp(argv[10], "ns") == 0) use_ns = 1;
+        else if (strcmp(argv[10], "plain") == 0) use_ns = 0;
+        else die("bad isolation");
+        if (strcmp(argv[11], "-") != 0) die("usage");
+        cmd_at = 13;
+        if (argc - cmd_at > MAX_ARGS - 40) die("too many arguments");
+        if (!valid_cmd0(argv[cmd_at])) die("bad command");
+    }
+
+    cgroup_setup(slot, mem_kb + (is_run ? 0 : 0), nproc + 4);
+    long oom_before = cg_oom_kills();
+
+    int out_pipe[2], err_pipe[2], js_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(js_pipe, O_CLOEXEC)) die("pipe");
+
+    /* limits for the inner launcher (applied right before the user's command) */
+    char a_cpu[24], a_as[24], a_fs[24], a_np[24], a_nf[24], a_st[24], a_sz[32];
+    long cpu_s = (cpu_ms + 999) / 1000;
+    snprintf(a_cpu, sizeof a_cpu, "%ld", cpu_s);
+    /* with a memory cgroup the address space is only a sanity cap, so that a large
+       allocation is caught by the cgroup (memory_limit) instead of failing quietly */
+    snprintf(a_as, sizeof a_as, "%ld", cg_on ? (mem_kb * 4 > 16777216 ? mem_kb * 4 : 16777216) : mem_kb);
+    snprintf(a_fs, sizeof a_fs, "%ld", fsize_kb);
+    snprintf(a_np, sizeof a_np, "%ld", nproc);
+    snprintf(a_nf, sizeof a_nf, "%ld", nofile);
+    snprintf(a_st, sizeof a_st, "%ld", mem_kb);
+    snprintf(a_sz, sizeof a_sz, "%ld", (fsize_kb + 1024) * 1024L * 2);
+
+    char *av[MAX_ARGS + 8];
+    int n = 0;
+    if (use_ns) {
+        const char *bw[] = {BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+                            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                            "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
+                            "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+                            "--proc", "/proc", "--dev", "/dev", "--size", a_sz, "--tmpfs", "/tmp",
+                            is_run ? "--ro-bind" : "--bind", workdir, "/box", "--chdir", "/box",
+                            "--hostname", "box", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+                            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
+                            "--json-status-fd", "3", "--", NULL};
+        for (int i = 0; bw[i]; i++) av[n++] = (char *)bw[i];
+    }
+    av[n++] = INNER;
+    av[n++] = is_probe ? "0" : (is_run ? "2" : "1");
+    av[n++] = a_cpu; av[n++] = a_as; av[n++] = a_fs; av[n++] = a_np; av[n++] = a_nf; av[n++] = a_st;
+    av[n++] = "--";
+    if (is_probe) av[n++] = "/usr/bin/true";
+    else for (int i = cmd_at; i < argc; i++) av[n++] = argv[i];
+    av[n] = NULL;
+    char tmpdir_env[PATH_MAX + 8];
+    snprintf(tmpdir_env, sizeof tmpdir_env, "TMPDIR=%s", workdir);
+    char *envp[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", use_ns ? "TMPDIR=/tmp" : tmpdir_env, NULL};
+
+    /* orphans of the sandbox are reparented to us and reaped below, not left to init */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    long t0 = now_ms();
+    pid_t child = fork();
+    if (child < 0) die("fork");
+    if (child == 0) {
+        cgroup_join();
+        umask(022);
+        if (chdir(workdir)) _exit(120);
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        if (use_ns) dup2(js_pipe[1], 3); else close(3);
+        /* nothing of the engine leaks: fds above 3 close on exec, env is cleared */
+        if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) _exit(121);
+        if (getuid() == 0 || geteuid() == 0) _exit(121);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        execve(av[0], av, envp);
+        _exit(122);
+    }
+    close(out_pipe[1]);
+    close(err_pipe[1]);
+    close(js_pipe[1]);
+
+    /* pump output with caps, until both pipes close or the wall clock runs out */
+    int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+    struct pollfd pf[4] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {js_pipe[0], POLLIN, 0},
+                           {pidfd, POLLIN, 0}};
+    int exited = 0;
+    long written[2] = {0, 0};
+    int wst = 0;
+    int open_n = 3, timed_out = 0, out_limit = 0, killed = 0;
+    char buf[65536], js[1024];
+    size_t js_len = 0;
+    long deadline = t0 + wall_ms;
+    while (open_n > 0) {
+        long left = deadline - now_ms();
+        if (left <= 0) { timed_out = 1; break; }
+        /* once the child is gone, drain what is buffered and stop (a background child of
+           the plain mode may hold the pipes open) */
+        int r = poll(pf, exited ? 3 : 4, exited ? 0 : (int)left);
+        if (r < 0) { if (errno == EINTR) continue; break; }
+        if (r == 0 && exited) break;
+        if (!exited && pidfd >= 0 && (pf[3].revents & POLLIN)) exited = 1;
+        for (int i = 0; i < 3; i++) {
+            if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t got = read(pf[i].fd, buf, sizeof buf);
+            if (got <= 0) { close(pf[i].fd); pf[i].fd = -1; open_n--; continue; }
+            if (i == 2) {
+                size_t c = (size_t)got < sizeof js - 1 - js_len ? (size_t)got : sizeof js - 1 - js_len;
+                memcpy(js + js_len, buf, c);
+                js_len += c;
+                continue;
+            }
+            long room = out_bytes - written[i];
+            long w = got < room ? got : (room > 0 ? room : 0);
+            if (w > 0) {
+                ssize_t off = 0;
+                while (off < w) { ssize_t k = write(i + 1, buf + off, w - off); if (k <= 0) break; off += k; }
+                written[i] += w;
+            }
+            if (got > room) { out_limit = 1; break; }
+        }
+        if (out_limit) break;
+    }
+    if (timed_out || out_limit) { kill(child, SIGKILL); killed = 1; }
+    else if (!exited) {
+        /* pipes closed but the child still runs: keep the wall clock */
+        for (;;) {
+            siginfo_t si;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, child, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != 0) break;
+            if (now_ms() >= deadline) { kill(child, SIGKILL); killed = 1; timed_out = 1; break; }
+            usleep(1000);
+        }
+    }
+    js[js_len] = 0;
+
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(child, &wst, 0, &ru) < 0 && errno == EINTR) {}
+    long wall = now_ms() - t0;
+    kill_user(uid, gid);
+    alarm(2);
+    while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR) {}
+    alarm(0);
+    for (int i = 0; i < 3; i++) if (pf[i].fd >= 0) close(pf[i].fd);
+
+    long cpu = ru.ru_utime.tv_sec * 1000L + ru.ru_utime.tv_usec / 1000 + ru.ru_stime.tv_sec * 1000L + ru.ru_stime.tv_usec / 1000;
+    long mem = ru.ru_maxrss;
+    long oom = cg_oom_kills() - oom_before;
+    long peak = -1;
+    if (cg_on) {
+        char p[320];
+        snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+        peak = read_long(p, NULL);
+        if (peak > 0) peak /= 1024;
+        snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpu);
+        long ns_used = read_long(p, NULL);
+        if (ns_used >= 0) cpu = ns_used / 1000000L;
+    }
+
+    int code = -1, sig = 0, started = 1;
+    if (use_ns && !killed) {
+        /* bwrap reports {"child-pid": N} once the sandbox is up, then {"exit-code": N} */
+        started = strstr(js, "child-pid") != NULL;
+        char *e = strstr(js, "\"exit-code\"");
+        if (e && (e = strchr(e, ':'))) {
+            int x = atoi(e + 1);
+            if (x > 128 && x < 128 + 65) sig = x - 128; else code = x;
+        } else if (WIFEXITED(wst)) {
+            int x = WEXITSTATUS(wst);
+            if (x > 128 && x < 128 + 65) sig = x - 128; else code = x;
+        } else if (WIFSIGNALED(wst)) sig = WTERMSIG(wst);
+    } else if (!killed) {
+        if (WIFEXITED(wst)) code = WEXITSTATUS(wst);
+        else if (WIFSIGNALED(wst)) sig = WTERMSIG(wst);
+        if (code >= 120 && code <= 124 && written[0] == 0 && written[1] == 0) started = 0;
+    }
+    const char *status = !started ? "setup_error" : timed_out ? "timeout" : out_limit ? "output_limit" : sig ? "signaled" : "exited";
+    if (is_probe) status = (started && code == 0) ? "ok" : "setup_error";
+    dprintf(status_fd,
+            "{\"status\":\"%s\",\"exit\":%d,\"signal\":%d,\"cpu_ms\":%ld,\"wall_ms\":%ld,\"mem_kb\":%ld,"
+            "\"peak_kb\":%ld,\"oom\":%ld,\"cgroup\":%d,\"ns\":%d,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld}\n",
+            status, code, sig, cpu, wall, mem, peak, oom, cg_on, use_ns, written[0], written[1]);
+    return 0;
+}
