@@ -1,0 +1,37 @@
+# Shared helpers of the jmeter-plans scripts (sourced, not executed).
+# Reads the database settings from the environment, falling back to
+# $PRUTOR_VAR/prutor.env (written by the infra) and then to CONTRACTS.md's defaults.
+
+PLANS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO_DIR=$(cd "$PLANS_DIR/.." && pwd)
+PRUTOR_VAR=${PRUTOR_VAR:-$REPO_DIR/var}
+
+if [ -z "${DB_PASSWORD:-}" ] && [ -f "$PRUTOR_VAR/prutor.env" ]; then
+  # only the DB_* and port settings; never echo them
+  while IFS='=' read -r k v; do
+    case "$k" in
+      DB_HOST|DB_PORT|DB_NAME|DB_USER|DB_PASSWORD|HAPROXY_PORT|MEMCACHED_PORT)
+        v=${v%\"}; v=${v#\"}; v=${v%\'}; v=${v#\'}
+        [ -z "${!k:-}" ] && export "$k=$v" ;;
+    esac
+  done < <(grep -E '^(export +)?[A-Z_]+=' "$PRUTOR_VAR/prutor.env" | sed -E 's/^export +//')
+fi
+DB_HOST=${DB_HOST:-127.0.0.1}
+DB_PORT=${DB_PORT:-3307}
+DB_NAME=${DB_NAME:-prutor}
+DB_USER=${DB_USER:-prutor}
+DB_PASSWORD=${DB_PASSWORD:-prutor-local}
+export DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD
+
+JMETER_VERSION=5.6.3
+JMETER_CACHE=${JMETER_CACHE:-$HOME/.cache/prutor/jmeter-$JMETER_VERSION}
+RESULTS_ROOT=${RESULTS_DIR:-$REPO_DIR/results}
+LOAD_CSV=${LOAD_CSV:-$PRUTOR_VAR/jmeter/users.csv}
+
+# sql "STATEMENTS": batch mode, tab separated, no column names
+sql() {
+  MYSQL_PWD="$DB_PASSWORD" mariadb --protocol=tcp -h "$DB_HOST" -P "$DB_PORT" -u "$DB_USER" \
+    -N -B --init-command="SET time_zone='+00:00'" "$DB_NAME" -e "$1"
+}
+
+die() { echo "error: $*" >&2; exit 1; }
