@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Idempotent install of the webapp: Node packages from the lockfile and the
+# fingerprinted browser assets. With --with-browser (or WEBAPP_TEST_BROWSER=1)
+# also Debian's chromium for the end-to-end test. Used by `make up`, test.sh and
+# the Dockerfile.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need_node() {
+  if ! command -v node >/dev/null 2>&1 || ! node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)'; then
+    echo "webapp/install.sh: Node.js >= 20 is required (Debian: apt-get install nodejs from a Node 20 source)" >&2
+    exit 1
+  fi
+}
+need_node
+
+want_browser=${WEBAPP_TEST_BROWSER:-0}
+for a in "$@"; do [ "$a" = "--with-browser" ] && want_browser=1; done
+if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "webapp/install.sh: installing Debian chromium for the browser test"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+fi
+
+stamp=node_modules/.install-stamp
+lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$lock_sum" > "$stamp"
+fi
+
+# bcrypt ships a prebuilt binary; check that it loads here
+node -e "require('bcrypt')" || { echo "webapp/install.sh: bcrypt does not load" >&2; exit 1; }
+
+node build/assets.js

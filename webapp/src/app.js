@@ -1,0 +1,111 @@
+'use strict';
+// Builds the Express application from its dependencies. No listening here
+// (server.js does that), so tests and the staff side can compose it freely.
+//
+// Layout: each domain folder (accounts, home, codebook, editor, scratchpad,
+// practice, ...) has service.js (SQL and rules, no HTTP), routes.js (HTTP only:
+// read fields, call the service, answer) and views.js (compiled-once templates).
+// Staff domains (problems, events, grading, admin, people) mount the same way
+// with requireRole('instructor', 'admin') etc. in front of their routers.
+const path = require('node:path');
+const express = require('express');
+
+const { contextMiddleware, current } = require('./shared/context');
+const { createSessions } = require('./shared/session');
+const { csrfProtection } = require('./shared/auth');
+const { makeErrorHandler, notFound } = require('./shared/errors');
+const { errorPage } = require('./shared/layout');
+const { addNavItem } = require('./shared/nav');
+const assets = require('./shared/assets');
+
+const { createLoginLimiter } = require('./accounts/ratelimit');
+const { createAccountsService } = require('./accounts/service');
+const { createHomeService } = require('./home/service');
+const { createCodebookService } = require('./codebook/service');
+const { createEditorService } = require('./editor/service');
+const { createScratchpadService } = require('./scratchpad/service');
+const { createPracticeService } = require('./practice/service');
+
+addNavItem({ href: '/home', label: 'Home', order: 10 });
+addNavItem({ href: '/codebook', label: 'Codebook', order: 20 });
+addNavItem({ href: '/practice', label: 'Practice', order: 30 });
+addNavItem({ href: '/scratchpad', label: 'Scratchpad', order: 40 });
+
+const CSP = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
+  "connect-src 'self'", "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+].join('; ');
+
+function createApp({ cfg, db, mc, telemetry, log = console }) {
+  assets.load(); // fail at start-up, not on the first page, when assets are missing
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', cfg.trustProxy === 'false' ? false : cfg.trustProxy);
+  app.set('etag', false);
+  app.locals.maxCodeBytes = cfg.maxCodeBytes;
+
+  const sessions = createSessions({ mc, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure });
+  const limiter = createLoginLimiter({ mc, ...cfg.login });
+  const deps = {
+    cfg, db, mc, telemetry, sessions,
+    accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost }),
+    home: createHomeService({ db }),
+    codebook: createCodebookService({ db }),
+    editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes }),
+    scratchpad: createScratchpadService({ db }),
+    practice: createPracticeService({ db }),
+  };
+  app.locals.deps = deps;
+
+  // Fingerprinted assets: immutable for a year; no session or database touched.
+  app.use('/static', express.static(assets.DIST, {
+    immutable: true, maxAge: '365d', index: false, fallthrough: false, etag: false, lastModified: false,
+  }));
+  app.get('/favicon.ico', (req, res) => res.status(204).end());
+
+  app.use(contextMiddleware);
+  app.use((req, res, next) => {
+    res.set({
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'same-origin',
+      'Content-Security-Policy': CSP,
+    });
+    if (cfg.queryHeader) {
+      const ctx = current();
+      const writeHead = res.writeHead;
+      res.writeHead = function patched(...args) {
+        if (!res.headersSent) res.setHeader('X-DB-Queries', String(ctx ? ctx.queries : 0));
+        return writeHead.apply(this, args);
+      };
+    }
+    next();
+  });
+
+  app.use('/healthz', require('./health/routes')(deps));
+
+  // Bodies: code may be up to maxCodeBytes, escaped up to ~3x in a form; the
+  // service answers a precise 413 for code over the limit, the parser for the rest.
+  const bodyLimit = cfg.maxCodeBytes * 3 + 16 * 1024;
+  app.use(express.urlencoded({ extended: false, limit: bodyLimit, parameterLimit: 50 }));
+  app.use(express.json({ limit: bodyLimit }));
+
+  app.use(sessions.middleware);
+  app.use(csrfProtection({ exempt: ['/accounts/login'] }));
+
+  app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
+  app.use('/accounts', require('./accounts/routes')(deps));
+  app.use('/home', require('./home/routes')(deps));
+  app.use('/codebook', require('./codebook/routes')(deps));
+  app.use('/editor', require('./editor/routes')(deps));
+  app.use('/scratchpad', require('./scratchpad/routes')(deps));
+  app.use('/practice', require('./practice/routes')(deps));
+  // Staff side mounts here, e.g.:
+  // app.use('/problems', requireRole('instructor', 'admin'), require('./problems/routes')(deps));
+
+  app.use((req, res, next) => next(notFound('There is no page at this address.')));
+  app.use(makeErrorHandler({ renderErrorPage: errorPage, log }));
+  return app;
+}
+
+module.exports = { createApp };

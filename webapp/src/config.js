@@ -1,0 +1,94 @@
+'use strict';
+// Reads and validates the environment once (CONTRACTS.md: ports and variables).
+// Fails fast with one message listing every problem, so a misconfigured worker
+// never starts half-working.
+const os = require('node:os');
+const path = require('node:path');
+
+const REPO = path.resolve(__dirname, '..', '..');
+
+function int(env, name, def, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}, errors) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(String(raw).trim())) { errors.push(`${name} must be a whole number (got "${raw}")`); return def; }
+  const n = Number(raw);
+  if (n < min || n > max) errors.push(`${name} must be between ${min} and ${max} (got ${n})`);
+  return n;
+}
+
+function str(env, name, def) {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? def : String(raw);
+}
+
+function bool(env, name, def, errors) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  errors.push(`${name} must be 1/0 or true/false (got "${raw}")`);
+  return def;
+}
+
+function loadConfig(env = process.env) {
+  const errors = [];
+  const production = (env.NODE_ENV || 'production') === 'production';
+  const cfg = {
+    port: int(env, 'WEBAPP_PORT', 3000, { min: 1, max: 65535 }, errors),
+    host: str(env, 'WEBAPP_HOST', '127.0.0.1'),
+    workers: int(env, 'WEB_WORKERS', os.availableParallelism ? os.availableParallelism() : os.cpus().length, { min: 0, max: 256 }, errors),
+    db: {
+      host: str(env, 'DB_HOST', '127.0.0.1'),
+      port: int(env, 'DB_PORT', 3307, { min: 1, max: 65535 }, errors),
+      database: str(env, 'DB_NAME', 'prutor'),
+      user: str(env, 'DB_USER', 'prutor'),
+      password: str(env, 'DB_PASSWORD', 'prutor-local'),
+      poolSize: int(env, 'DB_POOL_SIZE', 10, { min: 1, max: 500 }, errors),
+    },
+    memcached: {
+      host: str(env, 'MEMCACHED_HOST', '127.0.0.1'),
+      port: int(env, 'MEMCACHED_PORT', 11211, { min: 1, max: 65535 }, errors),
+      poolSize: int(env, 'MEMCACHED_POOL_SIZE', 8, { min: 1, max: 256 }, errors),
+      timeoutMs: int(env, 'MEMCACHED_TIMEOUT_MS', 1000, { min: 50, max: 60000 }, errors),
+    },
+    mongoUrl: str(env, 'MONGO_URL', 'mongodb://127.0.0.1:27017/prutor'),
+    engineUrl: str(env, 'ENGINE_URL', 'http://127.0.0.1:8081').replace(/\/+$/, ''),
+    sessionSecret: str(env, 'SESSION_SECRET', ''),
+    sessionTtl: int(env, 'SESSION_TTL_S', 28800, { min: 60, max: 30 * 86400 }, errors),
+    cookieSecure: bool(env, 'COOKIE_SECURE', false, errors),
+    trustProxy: str(env, 'TRUST_PROXY', 'loopback'),
+    varDir: path.resolve(str(env, 'PRUTOR_VAR', path.join(REPO, 'var'))),
+    maxCodeBytes: int(env, 'MAX_CODE_BYTES', 65536, { min: 1024, max: 16 * 1024 * 1024 }, errors),
+    login: {
+      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 10, { min: 1, max: 100000 }, errors),
+      maxFailsPerAddress: int(env, 'LOGIN_MAX_FAILS_PER_ADDRESS', 100, { min: 1, max: 1000000 }, errors),
+      windowS: int(env, 'LOGIN_WINDOW_S', 900, { min: 10, max: 86400 }, errors),
+    },
+    bcryptCost: int(env, 'BCRYPT_COST', 10, { min: 4, max: 15 }, errors),
+    telemetry: {
+      enabled: bool(env, 'TELEMETRY', true, errors),
+      batchSize: int(env, 'TELEMETRY_BATCH', 500, { min: 1, max: 10000 }, errors),
+      flushMs: int(env, 'TELEMETRY_FLUSH_MS', 2000, { min: 100, max: 60000 }, errors),
+      maxBuffered: int(env, 'TELEMETRY_MAX_BUFFERED', 50000, { min: 100, max: 10000000 }, errors),
+    },
+    // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
+    queryHeader: bool(env, 'DB_QUERY_HEADER', false, errors),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }, errors),
+    production,
+  };
+
+  if (!cfg.sessionSecret) errors.push('SESSION_SECRET is required (CONTRACTS.md: generated once into var/prutor.env)');
+  else if (cfg.sessionSecret.length < 16) errors.push('SESSION_SECRET must be at least 16 characters');
+  if (!/^mongodb(\+srv)?:\/\//.test(cfg.mongoUrl)) errors.push(`MONGO_URL must start with mongodb:// (got "${cfg.mongoUrl}")`);
+  if (!/^https?:\/\//.test(cfg.engineUrl)) errors.push(`ENGINE_URL must start with http:// or https:// (got "${cfg.engineUrl}")`);
+
+  if (errors.length) {
+    const err = new Error('Invalid configuration:\n  - ' + errors.join('\n  - '));
+    err.code = 'ECONFIG';
+    err.problems = errors;
+    throw err;
+  }
+  return Object.freeze(cfg);
+}
+
+module.exports = { loadConfig };

@@ -1,0 +1,144 @@
+'use strict';
+// Editor: open an assignment (2 queries) and save code (1 statement; a second
+// one only to explain a refusal).
+const crypto = require('node:crypto');
+const { badRequest, notFound, conflict, tooLarge } = require('../shared/errors');
+const { utcText } = require('../shared/format');
+
+const TRIGGERS = new Set(['manual', 'auto', 'submit']);
+
+function positiveId(v, what) {
+  const s = typeof v === 'number' ? String(v) : v;
+  if (typeof s !== 'string' || !/^[1-9]\d{0,9}$/.test(s) || Number(s) > 4294967295) throw badRequest(`${what} must be a positive whole number.`);
+  return Number(s);
+}
+
+// Assignment, problem, window, submission and latest code (via the
+// (assignment_id, save_time) index, no sort) in one statement.
+const OPEN_SQL = `
+SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minutes,
+       e.title AS event_title, e.type AS event_type, e.published_at,
+       p.title AS problem_title, p.statement_md, p.template_code, p.env, p.time_limit_ms,
+       q.position, q.max_marks,
+       s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
+       sub.submitted_at,
+       c.code AS latest_code, c.save_time AS latest_save_time,
+       UTC_TIMESTAMP(3) AS now_utc
+  FROM assignments a
+  JOIN users u                ON u.id = a.user_id
+  LEFT JOIN events e          ON e.id = a.event_id
+  LEFT JOIN event_questions q ON q.id = a.question_id
+  LEFT JOIN problems p        ON p.id = a.problem_id
+  LEFT JOIN slots sl          ON sl.event_id = a.event_id AND sl.section_id = u.section_id
+  LEFT JOIN schedules s       ON s.id = sl.schedule_id
+  LEFT JOIN submissions sub   ON sub.assignment_id = a.id
+  LEFT JOIN code c            ON c.id = (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id
+                                          ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)
+ WHERE a.id = ? AND a.user_id = ?`;
+
+// The save: authorise (own assignment, event window open for the student's
+// section, extra time included) and write in one statement. Triggers on `code`
+// keep codebook_view and, for a submit, submissions/home_view current.
+const SAVE_SQL = `
+INSERT INTO code (assignment_id, branch_id, save_trigger, code, save_time)
+SELECT a.id, ?, ?, ?, UTC_TIMESTAMP(3)
+  FROM assignments a
+  JOIN users u          ON u.id = a.user_id
+  LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
+  LEFT JOIN schedules s ON s.id = sl.schedule_id
+ WHERE a.id = ? AND a.user_id = ?
+   AND (a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= s.start_time
+                              AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE))`;
+
+const WHY_SQL = `
+SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time, UTC_TIMESTAMP(3) AS now_utc
+  FROM assignments a
+  JOIN users u          ON u.id = a.user_id
+  LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
+  LEFT JOIN schedules s ON s.id = sl.schedule_id
+ WHERE a.id = ? AND a.user_id = ?`;
+
+const SCRATCH_TEMPLATE = '#include <stdio.h>\n\nint main(void)\n{\n    printf("Hello, world!\\n");\n    return 0;\n}\n';
+
+function createEditorService({ db, telemetry, maxCodeBytes }) {
+  async function open({ userId, assignmentId }) {
+    const id = Number.parseInt(assignmentId, 10);
+    if (!/^[1-9]\d{0,9}$/.test(String(assignmentId)) || id > 4294967295) throw notFound('No such assignment.');
+    const rows = await db.query(OPEN_SQL, [id, userId]);
+    const a = rows[0];
+    if (!a) throw notFound('No such assignment.');
+    if (a.kind === 'event' && !a.published_at) throw notFound('No such assignment.');
+    const now = new Date(a.now_utc);
+    let state = 'open';
+    if (a.kind === 'event') {
+      if (!a.start_time) throw conflict('This event is not scheduled for your section.');
+      if (now < a.start_time) throw conflict(`This event has not started yet. It opens at ${utcText(a.start_time)}.`, { code: 'event_not_started' });
+      if (now >= a.stop_time) state = 'closed';
+    }
+    const tests = a.problem_id
+      ? await db.query(
+        `SELECT position, input, expected_output FROM test_cases
+          WHERE problem_id = ? AND visibility = 'visible' ORDER BY position, id`, [a.problem_id])
+      : [];
+    return {
+      id: a.id,
+      kind: a.kind,
+      title: a.problem_title || a.a_title || 'Untitled',
+      eventId: a.event_id,
+      eventTitle: a.event_title,
+      eventType: a.event_type,
+      position: a.position,
+      maxMarks: a.max_marks,
+      statementMd: a.statement_md || '',
+      env: a.env || 'c',
+      timeLimitMs: a.time_limit_ms,
+      start: a.start_time,
+      stop: a.kind === 'event' ? a.stop_time : null,
+      submittedAt: a.submitted_at,
+      code: a.latest_code !== null && a.latest_code !== undefined ? a.latest_code : (a.problem_id ? a.template_code : SCRATCH_TEMPLATE),
+      savedAt: a.latest_save_time,
+      now,
+      state,
+      tests,
+    };
+  }
+
+  async function save({ userId, ip, fields }) {
+    const f = fields || {};
+    const assignmentId = positiveId(f.assignment_id, 'assignment_id');
+    let branchId = 0;
+    if (f.branch_id !== undefined && f.branch_id !== '' && f.branch_id !== null) {
+      if (!/^\d{1,9}$/.test(String(f.branch_id))) throw badRequest('branch_id must be a whole number.');
+      branchId = Number(f.branch_id);
+    }
+    const trigger = f.trigger === undefined || f.trigger === '' ? 'manual' : f.trigger;
+    if (typeof trigger !== 'string' || !TRIGGERS.has(trigger)) throw badRequest('trigger must be manual, auto or submit.');
+    if (typeof f.code !== 'string') throw badRequest('code is missing.');
+    const bytes = Buffer.byteLength(f.code, 'utf8');
+    if (bytes > maxCodeBytes) {
+      throw tooLarge(`Your code is ${Math.ceil(bytes / 1024)} KiB, over the limit of ${Math.floor(maxCodeBytes / 1024)} KiB. It was not saved; shorten it and save again.`, { code: 'code_too_large' });
+    }
+    const t0 = process.hrtime.bigint();
+    const result = await db.query(SAVE_SQL, [branchId, trigger, f.code, assignmentId, userId]);
+    if (result.affectedRows === 1) {
+      const savedAt = new Date();
+      telemetry.record({
+        kind: 'save', trigger, user_id: userId, assignment_id: assignmentId, branch_id: branchId, code_id: result.insertId,
+        bytes, sha1: crypto.createHash('sha1').update(f.code).digest('hex'), ok: true,
+        ms: Number(process.hrtime.bigint() - t0) / 1e6, ip,
+      });
+      return { ok: true, code_id: result.insertId, trigger, saved_at: savedAt.toISOString(), submitted: trigger === 'submit' };
+    }
+    const why = (await db.query(WHY_SQL, [assignmentId, userId]))[0];
+    telemetry.record({ kind: 'save', trigger, user_id: userId, assignment_id: assignmentId, bytes, ok: false, reason: why ? 'window' : 'not_found', ip });
+    if (!why) throw notFound('No such assignment.');
+    const now = new Date(why.now_utc);
+    if (!why.start_time) throw conflict('This event is not scheduled for your section; nothing was saved.', { code: 'event_closed' });
+    if (now < why.start_time) throw conflict(`This event has not started yet (it opens at ${utcText(why.start_time)}); nothing was saved.`, { code: 'event_not_started' });
+    throw conflict(`The event closed at ${utcText(why.stop_time)}. This ${trigger === 'submit' ? 'submission' : 'save'} was not stored; your last saved version is kept.`, { code: 'event_closed' });
+  }
+
+  return { open, save };
+}
+
+module.exports = { createEditorService, positiveId };

@@ -1,0 +1,55 @@
+'use strict';
+// Home page: 2 queries. Assignments come from the home_view materialized table
+// (kept by triggers), filtered by the *current* time at query time through the
+// (user_id, stop_time) index, so "ongoing" never goes stale.
+
+function createHomeService({ db }) {
+  async function forUser(session) {
+    const [rows, notes] = await Promise.all([
+      db.query(
+        `SELECT assignment_id, event_id, event_title, event_type, question_id, position,
+                problem_id, problem_title, max_marks, start_time, stop_time, submitted_at, score,
+                start_time <= UTC_TIMESTAMP(3) AS ongoing, UTC_TIMESTAMP(3) AS now_utc
+           FROM home_view
+          WHERE user_id = ? AND stop_time > UTC_TIMESTAMP(3)
+          ORDER BY start_time, event_id, position`,
+        [session.uid],
+      ),
+      db.query(
+        `SELECT id, message, created_at FROM notifications
+          WHERE (section_id IS NULL OR section_id = ?)
+            AND (expires_at IS NULL OR expires_at > UTC_TIMESTAMP(3))
+          ORDER BY created_at DESC LIMIT 10`,
+        [session.section_id === undefined ? null : session.section_id],
+      ),
+    ]);
+    const now = rows.length ? new Date(rows[0].now_utc) : new Date();
+    const events = new Map();
+    for (const r of rows) {
+      let ev = events.get(r.event_id);
+      if (!ev) {
+        ev = {
+          id: r.event_id, title: r.event_title, type: r.event_type, start: r.start_time, stop: r.stop_time,
+          ongoing: !!r.ongoing, assignments: [],
+        };
+        events.set(r.event_id, ev);
+      }
+      // extra time can differ per student's assignment: the event closes at the latest stop
+      if (r.stop_time > ev.stop) ev.stop = r.stop_time;
+      ev.assignments.push({
+        id: r.assignment_id, position: r.position, title: r.problem_title, maxMarks: r.max_marks,
+        submittedAt: r.submitted_at, score: r.score, stop: r.stop_time,
+      });
+    }
+    const all = [...events.values()];
+    return {
+      now,
+      ongoing: all.filter((e) => e.ongoing),
+      upcoming: all.filter((e) => !e.ongoing),
+      notifications: notes,
+    };
+  }
+  return { forUser };
+}
+
+module.exports = { createHomeService };

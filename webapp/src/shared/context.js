@@ -1,0 +1,14 @@
+'use strict';
+// Request-scoped context (AsyncLocalStorage): counts the MySQL statements each
+// request sends, so tests can hold the hot routes to their query budget.
+const { AsyncLocalStorage } = require('node:async_hooks');
+
+const als = new AsyncLocalStorage();
+
+function contextMiddleware(req, res, next) {
+  als.run({ queries: 0 }, next);
+}
+
+function current() { return als.getStore(); }
+
+module.exports = { contextMiddleware, current, als };

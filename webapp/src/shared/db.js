@@ -1,0 +1,64 @@
+'use strict';
+// One mysql2 pool per worker; every statement goes through query() so it is a
+// server-side prepared statement (pool.execute, cached per connection) and is
+// counted against the request's query budget.
+const mysql = require('mysql2/promise');
+const { current } = require('./context');
+
+const RETRYABLE = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ETIMEDOUT', 'ER_CON_COUNT_ERROR', 'ECONNRESET', 'POOL_CLOSED', 'EHOSTUNREACH']);
+
+function createDb(cfg) {
+  const pool = mysql.createPool({
+    host: cfg.host,
+    port: cfg.port,
+    user: cfg.user,
+    password: cfg.password,
+    database: cfg.database,
+    connectionLimit: cfg.poolSize,
+    maxIdle: cfg.poolSize,
+    waitForConnections: true,
+    queueLimit: 0,
+    connectTimeout: 5000,
+    enableKeepAlive: true,
+    timezone: 'Z',           // DATETIME values are UTC (CONTRACTS.md)
+    dateStrings: false,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    decimalNumbers: true,
+    charset: 'utf8mb4_unicode_ci',
+  });
+  // Once per physical connection (not per request): the session time zone is UTC,
+  // so CURRENT_TIMESTAMP defaults and UTC_TIMESTAMP agree.
+  pool.pool.on('connection', (conn) => { conn.query("SET time_zone = '+00:00'"); });
+
+  async function query(sql, params = []) {
+    const ctx = current();
+    for (let attempt = 1; ; attempt++) {
+      if (ctx) ctx.queries++;
+      try {
+        const [rows] = await pool.execute(sql, params);
+        return rows;
+      } catch (err) {
+        if (RETRYABLE.has(err.code) && attempt < 4) {
+          await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
+          continue;
+        }
+        if (UNAVAILABLE.has(err.code) || err.fatal) {
+          err.unavailable = true;
+          err.message = 'The database is not reachable right now. Please retry in a moment.';
+        }
+        throw err;
+      }
+    }
+  }
+
+  async function ping() {
+    const [rows] = await pool.query('SELECT 1 AS ok');
+    return rows[0].ok === 1;
+  }
+
+  return { pool, query, ping, close: () => pool.end() };
+}
+
+module.exports = { createDb };
