@@ -1,0 +1,7 @@
+<?php
+
+declare(strict_types=1);
+
+require dirname(__DIR__) . '/src/autoload.php';
+
+(new Prutor\Engine\Api(Prutor\Engine\Config::get()))->handle($_SERVER, (string) file_get_contents('php://input'));

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Starts the engine in the foreground (what supervisord and the Dockerfile's CMD run):
+# prepares the sandbox slots and the engine's folders under $PRUTOR_VAR/engine, renders
+# httpd.conf, then execs Apache (prefork + mod_php). Runs as root (Apache drops to
+# www-data; the sandbox launcher is setuid). Settings: see engine/README.md.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(dirname "$HERE")
+export PRUTOR_VAR=${PRUTOR_VAR:-$REPO/var}
+export ENGINE_VAR=${ENGINE_VAR:-$PRUTOR_VAR/engine}
+ENGINE_USER=${ENGINE_USER:-www-data}
+[ "$(id -u)" = 0 ] || { echo "engine/run.sh: must run as root (Apache switches to $ENGINE_USER)" >&2; exit 1; }
+[ -x /usr/local/lib/prutor/prutor-box ] || "$REPO/sandbox/install.sh"
+
+export ENGINE_SLOTS=${ENGINE_SLOTS:-$(nproc)}
+export SANDBOX_SLOT_BASE=${SANDBOX_SLOT_BASE:-0}
+mkdir -p "$ENGINE_VAR" "$PRUTOR_VAR/telemetry"
+chmod 0711 "$PRUTOR_VAR" "$ENGINE_VAR"
+"$REPO/sandbox/setup-box.sh" "$ENGINE_VAR/box" "$SANDBOX_SLOT_BASE" "$ENGINE_SLOTS"
+for d in cache locks io; do
+  mkdir -p "$ENGINE_VAR/$d"
+  chown "$ENGINE_USER" "$ENGINE_VAR/$d"
+  chmod 0700 "$ENGINE_VAR/$d"
+done
+touch "$PRUTOR_VAR/telemetry/engine.jsonl"
+chown "$ENGINE_USER" "$PRUTOR_VAR/telemetry/engine.jsonl"
+chmod 0640 "$PRUTOR_VAR/telemetry/engine.jsonl"
+conf=$("$HERE/render-config.sh" "$ENGINE_VAR")
+chmod 0640 "$conf"
+chown "$ENGINE_USER" "$ENGINE_VAR/logs"
+[ -z "${SESSION_SECRET:-}" ] && echo "engine/run.sh: warning: SESSION_SECRET is empty, every session is refused" >&2
+exec apache2 -d "$ENGINE_VAR" -f "$conf" -D FOREGROUND

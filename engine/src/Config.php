@@ -1,0 +1,102 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Prutor\Engine;
+
+/**
+ * Every setting of the engine, read from the environment (CONTRACTS.md defaults).
+ */
+final class Config
+{
+    public string $dbHost;
+    public int $dbPort;
+    public string $dbName;
+    public string $dbUser;
+    public string $dbPassword;
+    public string $memcachedHost;
+    public int $memcachedPort;
+    public string $sessionSecret;
+    public string $varDir;
+    public string $engineDir;
+    public string $boxRoot;
+    public string $cacheDir;
+    public int $slots;
+    public int $slotBase;
+    public int $queueWaitMs;
+    public string $isolation;
+    public string $launcher;
+    public int $cacheMaxFiles;
+    public int $cacheMaxBytes;
+    public string $environmentsFile;
+    /** @var list<string> */
+    public array $jobeKeys;
+    /** @var array<string, int> run limits */
+    public array $runLimits;
+    /** @var array<string, int> compile limits */
+    public array $compileLimits;
+    public bool $testHooks;
+
+    private static ?Config $instance = null;
+
+    public static function get(): self
+    {
+        return self::$instance ??= self::fromEnv(getenv());
+    }
+
+    /** @param array<string, string> $env */
+    public static function fromEnv(array $env): self
+    {
+        $s = static fn (string $k, string $d): string => isset($env[$k]) && $env[$k] !== '' ? (string) $env[$k] : $d;
+        $i = static fn (string $k, int $d): int => isset($env[$k]) && ctype_digit((string) $env[$k]) ? (int) $env[$k] : $d;
+        $c = new self();
+        $repo = dirname(__DIR__, 2);
+        $c->dbHost = $s('DB_HOST', '127.0.0.1');
+        $c->dbPort = $i('DB_PORT', 3307);
+        $c->dbName = $s('DB_NAME', 'prutor');
+        $c->dbUser = $s('DB_USER', 'prutor');
+        $c->dbPassword = $s('DB_PASSWORD', 'prutor-local');
+        $c->memcachedHost = $s('MEMCACHED_HOST', '127.0.0.1');
+        $c->memcachedPort = $i('MEMCACHED_PORT', 11211);
+        $c->sessionSecret = $s('SESSION_SECRET', '');
+        $c->varDir = rtrim($s('PRUTOR_VAR', $repo . '/var'), '/');
+        $c->engineDir = $s('ENGINE_VAR', $c->varDir . '/engine');
+        $c->boxRoot = $c->engineDir . '/box';
+        $c->cacheDir = $c->engineDir . '/cache';
+        $cores = 2;
+        if (is_readable('/proc/cpuinfo')) {
+            $cores = max(1, substr_count((string) file_get_contents('/proc/cpuinfo'), "\nprocessor") + 1);
+        }
+        $c->slots = max(1, $i('ENGINE_SLOTS', $cores));
+        $c->slotBase = $i('SANDBOX_SLOT_BASE', 0);
+        $c->queueWaitMs = $i('ENGINE_QUEUE_WAIT_MS', 3000);
+        $c->isolation = $s('SANDBOX_ISOLATION', 'auto');
+        $c->launcher = $s('SANDBOX_LAUNCHER', '/usr/local/lib/prutor/prutor-box');
+        $c->cacheMaxFiles = $i('ENGINE_CACHE_MAX_FILES', 5000);
+        $c->cacheMaxBytes = $i('ENGINE_CACHE_MAX_BYTES', 512 * 1024 * 1024);
+        $nosql = $repo . '/nosql/environments.json';
+        $c->environmentsFile = $s('ENGINE_ENVIRONMENTS_FILE', is_file($nosql) ? $nosql : $repo . '/engine/config/environments.json');
+        $keys = trim($s('ENGINE_JOBE_KEYS', ''));
+        $c->jobeKeys = $keys === '' ? [] : array_values(array_filter(array_map('trim', explode(',', $keys))));
+        $c->runLimits = [
+            'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),
+            'WALL_TIME_MS' => $i('SANDBOX_WALL_TIME_MS', 0),
+            'MEMORY_KB' => $i('SANDBOX_MEMORY_KB', 262144),
+            'FILE_SIZE_KB' => $i('SANDBOX_FILE_SIZE_KB', 16384),
+            'NPROC' => $i('SANDBOX_NPROC', 32),
+            'NOFILE' => $i('SANDBOX_NOFILE', 64),
+            'OUTPUT_BYTES' => $i('SANDBOX_OUTPUT_BYTES', 65536),
+        ];
+        $c->compileLimits = [
+            'CPU_TIME_MS' => $i('SANDBOX_COMPILE_CPU_TIME_MS', 10000),
+            'WALL_TIME_MS' => $i('SANDBOX_COMPILE_WALL_TIME_MS', 20000),
+            'MEMORY_KB' => $i('SANDBOX_COMPILE_MEMORY_KB', 1048576),
+            'FILE_SIZE_KB' => $i('SANDBOX_COMPILE_FILE_SIZE_KB', 65536),
+            'NPROC' => $i('SANDBOX_COMPILE_NPROC', 64),
+            'NOFILE' => $i('SANDBOX_COMPILE_NOFILE', 128),
+            'OUTPUT_BYTES' => $i('SANDBOX_COMPILE_OUTPUT_BYTES', 65536),
+        ];
+        $c->testHooks = $s('ENGINE_TEST_HOOKS', '0') === '1';
+        return $c;
+    }
+}

@@ -1,0 +1,224 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Prutor\Engine;
+
+/**
+ * Compile once, run many: binaries are cached on disk by sha256(environment, flags,
+ * code); a compile of a hash is done once even under concurrency (flock stripes), and
+ * failed compilations are cached too. All compiles and runs happen in a sandbox slot.
+ */
+final class Runner
+{
+    private ?int $slot = null;
+    private ?string $isolation = null;
+    private Sandbox $box;
+
+    public function __construct(private readonly Config $c)
+    {
+        $this->box = new Sandbox($c);
+    }
+
+    public function __destruct()
+    {
+        $this->release();
+    }
+
+    public function release(): void
+    {
+        if ($this->slot !== null) {
+            Slots::release($this->slot);
+            $this->slot = null;
+        }
+    }
+
+    private function slot(): int
+    {
+        if ($this->slot === null) {
+            $this->slot = Slots::acquire($this->c);
+            $this->isolation = $this->box->isolation($this->slot);
+        }
+        return $this->slot;
+    }
+
+    public function isolation(): string
+    {
+        $this->slot();
+        return (string) $this->isolation;
+    }
+
+    /** @param array<string, mixed> $env */
+    public static function hash(array $env, string $code): string
+    {
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode($env['compile']) . "\0" . $code);
+    }
+
+    /**
+     * @param array<string, mixed> $env
+     * @return array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}
+     */
+    public function compile(array $env, string $code): array
+    {
+        $t0 = hrtime(true);
+        $h = self::hash($env, $code);
+        $base = $this->c->cacheDir . '/' . $h;
+        $res = $this->cached($base, $h, $t0);
+        if ($res !== null) {
+            Metrics::inc('cache_hit');
+            return $res;
+        }
+        $slot = $this->slot();
+        $lock = fopen($this->c->cacheDir . '/.lock' . substr($h, 0, 2), 'c');
+        if ($lock === false) {
+            throw new HttpError(500, 'the engine cannot lock its binary cache');
+        }
+        flock($lock, LOCK_EX);
+        try {
+            $res = $this->cached($base, $h, $t0);
+            if ($res !== null) {
+                Metrics::inc('cache_wait_hit');
+                return $res;
+            }
+            $this->box->clean($slot);
+            $wd = $this->box->workdir($slot);
+            $src = 'main' . (string) ($env['source_ext'] ?? '.c');
+            file_put_contents($wd . '/' . $src, $code);
+            $cmd = [];
+            foreach ($env['compile'] as $i => $arg) {
+                $arg = str_replace(['{binary}', '{source}'], ['prog', $src], (string) $arg);
+                if ($i === 0 && $arg[0] !== '/') {
+                    $arg = '/usr/bin/' . $arg;
+                }
+                $cmd[] = $arg;
+            }
+            Metrics::inc('gcc');
+            $r = $this->box->exec($slot, 'compile', $this->c->compileLimits, $cmd, '', (string) $this->isolation);
+            $st = $r['status'];
+            $raw = trim($r['stderr'] . ($r['stdout'] !== '' ? "\n" . $r['stdout'] : ''));
+            $ok = ($st['status'] ?? '') === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
+            $internal = !$ok && !in_array($st['status'] ?? '', ['exited', 'timeout', 'output_limit', 'signaled'], true);
+            if ($ok) {
+                $tmp = $base . '.tmp' . getmypid();
+                copy($wd . '/prog', $tmp);
+                chmod($tmp, 0755);
+                rename($tmp, $base . '.bin');
+                $this->evictSometimes();
+            } elseif (!$internal) {
+                if (($st['status'] ?? '') === 'timeout') {
+                    $raw .= ($raw === '' ? '' : "\n") . 'compilation took too long';
+                }
+                file_put_contents($base . '.err', $raw);
+            }
+            return [
+                'ok' => $ok,
+                'raw' => $internal ? 'internal error: ' . (string) ($st['message'] ?? 'the sandbox failed') : $raw,
+                'messages' => GccMessages::parse($raw),
+                'from_cache' => false,
+                'hash' => $h,
+                'binary' => $ok ? $base . '.bin' : null,
+                'ms' => (int) ((hrtime(true) - $t0) / 1_000_000),
+                'internal' => $internal,
+            ];
+        } finally {
+            flock($lock, LOCK_UN);
+            fclose($lock);
+        }
+    }
+
+    /** @return ?array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool} */
+    private function cached(string $base, string $h, int $t0): ?array
+    {
+        if (is_file($base . '.bin')) {
+            @touch($base . '.bin');
+            return ['ok' => true, 'raw' => '', 'messages' => [], 'from_cache' => true, 'hash' => $h,
+                'binary' => $base . '.bin', 'ms' => (int) ((hrtime(true) - $t0) / 1_000_000), 'internal' => false];
+        }
+        if (is_file($base . '.err')) {
+            $raw = (string) file_get_contents($base . '.err');
+            return ['ok' => false, 'raw' => $raw, 'messages' => GccMessages::parse($raw), 'from_cache' => true,
+                'hash' => $h, 'binary' => null, 'ms' => (int) ((hrtime(true) - $t0) / 1_000_000), 'internal' => false];
+        }
+        return null;
+    }
+
+    /** Bounded cache: every 64th insert, drop the least recently used files beyond the limits. */
+    private function evictSometimes(): void
+    {
+        $n = apcu_inc('cache:inserts', 1, $ok);
+        if (!$ok) {
+            apcu_add('cache:inserts', 1);
+            $n = 1;
+        }
+        if ($n % 64 !== 0) {
+            return;
+        }
+        self::evict($this->c->cacheDir, $this->c->cacheMaxFiles, $this->c->cacheMaxBytes);
+    }
+
+    public static function evict(string $dir, int $maxFiles, int $maxBytes): int
+    {
+        $files = [];
+        $bytes = 0;
+        foreach ((array) @scandir($dir) as $f) {
+            if (!is_string($f) || $f[0] === '.' || (!str_ends_with($f, '.bin') && !str_ends_with($f, '.err'))) {
+                continue;
+            }
+            $s = @stat($dir . '/' . $f);
+            if ($s !== false) {
+                $files[$f] = [$s['mtime'], $s['size']];
+                $bytes += $s['size'];
+            }
+        }
+        uasort($files, static fn (array $a, array $b): int => $a[0] <=> $b[0]);
+        $removed = 0;
+        $count = count($files);
+        foreach ($files as $f => [, $size]) {
+            if ($count <= $maxFiles && $bytes <= $maxBytes) {
+                break;
+            }
+            @unlink($dir . '/' . $f);
+            $count--;
+            $bytes -= $size;
+            $removed++;
+        }
+        return $removed;
+    }
+
+    /**
+     * Runs a cached binary once with the given stdin.
+     *
+     * @param array<string, int> $limits
+     * @return array{verdict: string, stdout: string, stderr: string, exit_code: ?int, signal: ?int, signal_name: ?string, time_ms: int, memory_kb: int, wall_ms: int}
+     */
+    public function run(string $binary, string $input, array $limits): array
+    {
+        $slot = $this->slot();
+        $wd = $this->box->workdir($slot);
+        $prog = $wd . '/prog';
+        if (@fileinode($prog) !== @fileinode($binary)) {
+            @unlink($prog);
+            if (!@link($binary, $prog)) {
+                copy($binary, $prog);
+                chmod($prog, 0755);
+            }
+        }
+        Metrics::inc('run');
+        $r = $this->box->exec($slot, 'run', $limits, ['./prog'], $input, (string) $this->isolation);
+        $st = $r['status'];
+        $verdict = Verdict::fromRun($st, $limits);
+        $sig = (int) ($st['signal'] ?? 0);
+        $exit = (int) ($st['exit'] ?? -1);
+        return [
+            'verdict' => $verdict,
+            'stdout' => $r['stdout'],
+            'stderr' => $verdict === Verdict::INTERNAL_ERROR ? (string) ($st['message'] ?? 'the sandbox failed') : $r['stderr'],
+            'exit_code' => $sig === 0 && $exit >= 0 ? $exit : null,
+            'signal' => $sig > 0 ? $sig : null,
+            'signal_name' => $sig > 0 ? Verdict::signalName($sig) : null,
+            'time_ms' => (int) ($st['cpu_ms'] ?? 0),
+            'memory_kb' => max(0, (int) ($st['peak_kb'] ?? 0), (int) ($st['mem_kb'] ?? 0)),
+            'wall_ms' => (int) ($st['wall_ms'] ?? 0),
+        ];
+    }
+}

@@ -1,0 +1,126 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Prutor\Engine;
+
+/**
+ * Builds the argv of the privileged launcher (sandbox/src/prutor-box.c) and runs it.
+ * stdin, stdout and stderr are files the engine opens itself (no pipes to deadlock on);
+ * the launcher reports its JSON status on fd 3.
+ */
+final class Sandbox
+{
+    public function __construct(private readonly Config $c)
+    {
+    }
+
+    /**
+     * @param array<string, int> $limits CPU_TIME_MS, WALL_TIME_MS, MEMORY_KB, FILE_SIZE_KB, NPROC, NOFILE, OUTPUT_BYTES
+     * @param list<string> $cmd
+     * @return list<string>
+     */
+    public static function argv(string $launcher, string $mode, string $workdir, array $limits, string $isolation, array $cmd): array
+    {
+        if (!in_array($mode, ['compile', 'run'], true)) {
+            throw new \InvalidArgumentException('mode');
+        }
+        if (!in_array($isolation, ['ns', 'plain'], true)) {
+            throw new \InvalidArgumentException('isolation');
+        }
+        $cpu = max(10, (int) $limits['CPU_TIME_MS']);
+        $wall = (int) ($limits['WALL_TIME_MS'] ?? 0);
+        if ($wall <= 0) {
+            $wall = $cpu * 2 + 1000;
+        }
+        $n = static fn (string $k, int $min, int $max): string => (string) max($min, min($max, (int) $limits[$k]));
+        return [
+            $launcher, $mode, $workdir,
+            (string) min($cpu, 120000),
+            (string) max(10, min($wall, 300000)),
+            $n('MEMORY_KB', 1024, 8388608),
+            $n('FILE_SIZE_KB', 0, 1048576),
+            $n('NPROC', 1, 1024),
+            $n('NOFILE', 4, 4096),
+            $n('OUTPUT_BYTES', 0, 67108864),
+            $isolation, '-', '--',
+            ...$cmd,
+        ];
+    }
+
+    public function workdir(int $slot): string
+    {
+        return $this->c->boxRoot . '/' . $slot;
+    }
+
+    /**
+     * @param array<string, int> $limits
+     * @param list<string> $cmd
+     * @return array{status: array<string, mixed>, stdout: string, stderr: string}
+     */
+    public function exec(int $slot, string $mode, array $limits, array $cmd, string $stdin, string $isolation): array
+    {
+        $io = $this->c->engineDir . '/io/' . $slot;
+        file_put_contents($io . '.in', $stdin);
+        $argv = self::argv($this->c->launcher, $mode, $this->workdir($slot), $limits, $isolation, $cmd);
+        $p = proc_open($argv, [
+            0 => ['file', $io . '.in', 'r'],
+            1 => ['file', $io . '.out', 'w'],
+            2 => ['file', $io . '.err', 'w'],
+            3 => ['pipe', 'w'],
+        ], $pipes, null, ['PATH' => '/usr/bin:/bin']);
+        if (!is_resource($p)) {
+            return ['status' => ['status' => 'setup_error', 'message' => 'cannot start the sandbox'], 'stdout' => '', 'stderr' => ''];
+        }
+        $json = (string) stream_get_contents($pipes[3]);
+        fclose($pipes[3]);
+        proc_close($p);
+        $st = json_decode(trim($json), true);
+        if (!is_array($st)) {
+            $st = ['status' => 'setup_error', 'message' => 'no status from the sandbox'];
+        }
+        return [
+            'status' => $st,
+            'stdout' => (string) @file_get_contents($io . '.out'),
+            'stderr' => (string) @file_get_contents($io . '.err'),
+        ];
+    }
+
+    /** Removes what the last request left in the slot's work dir. */
+    public function clean(int $slot): void
+    {
+        $dir = $this->workdir($slot);
+        foreach ((array) @scandir($dir) as $f) {
+            if ($f !== '.' && $f !== '..' && is_string($f)) {
+                @unlink($dir . '/' . $f);
+            }
+        }
+    }
+
+    /** "ns" when bubblewrap namespaces work here, "plain" otherwise (cached per host). */
+    public function isolation(int $slot): string
+    {
+        if ($this->c->isolation === 'ns' || $this->c->isolation === 'plain') {
+            return $this->c->isolation;
+        }
+        $mode = apcu_fetch('sandbox:isolation');
+        if (is_string($mode)) {
+            return $mode;
+        }
+        $p = proc_open([$this->c->launcher, 'probe', $this->workdir($slot)], [
+            0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w'],
+            3 => ['pipe', 'w'],
+        ], $pipes);
+        $out = '';
+        if (is_resource($p)) {
+            $out = (string) stream_get_contents($pipes[3]);
+            fclose($pipes[3]);
+            proc_close($p);
+        }
+        $st = json_decode(trim($out), true);
+        $mode = is_array($st) && ($st['status'] ?? '') === 'ok' ? 'ns' : 'plain';
+        apcu_store('sandbox:isolation', $mode, 600);
+        apcu_store('sandbox:probe', is_array($st) ? $st : ['status' => 'no answer'], 600);
+        return $mode;
+    }
+}
