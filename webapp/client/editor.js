@@ -307,15 +307,19 @@ async function run() {
     const r = await post('/execute', { assignment_id: data.assignmentId, code: code(), env: data.env, input: $('#stdin').value });
     const parts = [];
     const good = vGood(r.verdict) && (r.exit_code === 0 || r.exit_code === undefined || r.exit_code === null) && !r.signal;
-    parts.push(el('p', { class: `verdict ${good ? 'ok' : 'bad'}`, id: 'run-verdict' }, vText(r.verdict),
+    const runText = String(r.verdict || '').toLowerCase() === 'accepted' ? 'Ran successfully' : vText(r.verdict);
+    parts.push(el('p', { class: `verdict ${good ? 'ok' : 'bad'}`, id: 'run-verdict' }, runText,
       el('span', { class: 'muted small' }, [
         r.exit_code !== undefined && r.exit_code !== null ? ` · exit code ${r.exit_code}` : '',
-        r.signal ? ` · signal ${r.signal}` : '',
+        r.signal ? ` · signal ${r.signal_name || r.signal}` : '',
         r.time_ms !== undefined ? ` · ${r.time_ms} ms` : '',
       ].join(''))));
     parts.push(el('span', { class: 'label' }, 'stdout'), el('pre', { class: 'stdout', id: 'run-stdout' }, r.stdout || ''));
     if (r.stderr) parts.push(el('span', { class: 'label' }, 'stderr'), el('pre', { class: 'stderr' }, r.stderr));
-    if (Array.isArray(r.messages) && r.messages.length) showMessages({ compiled: false, ...r });
+    if (r.compile && (r.compile.messages || r.compile.raw)) {
+      showMessages({ compiled: false, ...r.compile });
+      parts.push(el('p', { class: 'muted' }, 'The program did not compile: see the Compiler tab.'));
+    }
     out.replaceChildren(...parts);
   } catch (e) {
     out.replaceChildren(el('p', { class: 'verdict bad' }, engineError(e)));
@@ -361,7 +365,7 @@ async function evaluate() {
         el('thead', {}, el('tr', {}, el('th', {}, '#'), el('th', {}, 'Test'), el('th', {}, 'Verdict'), el('th', { class: 'num' }, 'Time'), el('th', {}, 'Output'))),
         el('tbody', {}, rows)) : '',
     );
-    if (Array.isArray(r.messages) && r.messages.length) showMessages({ compiled: false, ...r });
+    if (r.compile && (r.compile.messages || r.compile.raw)) showMessages({ compiled: false, ...r.compile });
   } catch (e) {
     panel.replaceChildren(el('p', { class: 'verdict bad' }, engineError(e)));
   } finally { busy(btn, false); }
