@@ -85,7 +85,8 @@ final class Api
                 $this->jobeAuth($server);
                 $out = [];
                 foreach (Environments::all($this->c) as $slug => $e) {
-                    $out[] = [$slug, (string) ($e['version'] ?? '')];
+                    $v = (string) ($e['version'] ?? '');
+                    $out[] = [$slug, preg_match('/\d+(?:\.\d+)*/', $v, $m) ? $m[0] : $v];
                 }
                 return [200, $out, []];
             case '/jobe/index.php/restapi/runs':

@@ -38,6 +38,33 @@ final class Environments
     }
 
     /**
+     * The environment's limits under the engine's names (nosql's lower-case names accepted).
+     *
+     * @param array<string, mixed> $env
+     * @return array<string, int>
+     */
+    public static function envLimits(array $env): array
+    {
+        $alias = [
+            'run_time_ms' => ['CPU_TIME_MS', 1], 'memory_kb' => ['MEMORY_KB', 1], 'output_bytes' => ['OUTPUT_BYTES', 1],
+            'file_size_bytes' => ['FILE_SIZE_KB', 1024], 'processes' => ['NPROC', 1], 'open_files' => ['NOFILE', 1],
+            'compile_time_ms' => ['COMPILE_CPU_TIME_MS', 1],
+        ];
+        $out = [];
+        foreach ((array) ($env['limits'] ?? []) as $k => $v) {
+            if (!is_numeric($v)) {
+                continue;
+            }
+            if (isset($alias[$k])) {
+                $out[$alias[$k][0]] = intdiv((int) $v, $alias[$k][1]);
+            } else {
+                $out[strtoupper((string) $k)] = (int) $v;
+            }
+        }
+        return $out;
+    }
+
+    /**
      * Limits for a run: engine defaults, then the environment's, then the problem's.
      *
      * @param array<string, mixed> $env
@@ -47,9 +74,9 @@ final class Environments
     public static function limits(Config $c, array $env, array $problem = []): array
     {
         $l = $c->runLimits;
-        foreach ((array) ($env['limits'] ?? []) as $k => $v) {
-            if (isset($l[$k]) && is_numeric($v)) {
-                $l[$k] = (int) $v;
+        foreach (self::envLimits($env) as $k => $v) {
+            if (isset($l[$k]) && !str_starts_with($k, 'COMPILE_')) {
+                $l[$k] = $v;
             }
         }
         foreach ($problem as $k => $v) {

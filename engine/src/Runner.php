@@ -93,7 +93,12 @@ final class Runner
                 $cmd[] = $arg;
             }
             Metrics::inc('gcc');
-            $r = $this->box->exec($slot, 'compile', $this->c->compileLimits, $cmd, '', (string) $this->isolation);
+            $limits = $this->c->compileLimits;
+            $el = Environments::envLimits($env);
+            if (isset($el['COMPILE_CPU_TIME_MS'])) {
+                $limits['CPU_TIME_MS'] = $el['COMPILE_CPU_TIME_MS'];
+            }
+            $r = $this->box->exec($slot, 'compile', $limits, $cmd, '', (string) $this->isolation);
             $st = $r['status'];
             $raw = trim($r['stderr'] . ($r['stdout'] !== '' ? "\n" . $r['stdout'] : ''));
             $ok = ($st['status'] ?? '') === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');

@@ -307,6 +307,11 @@ int main(int argc, char **argv)
     if (child < 0) die("fork");
     if (child == 0) {
         cgroup_join();
+        /* Apache ignores SIGPIPE and SIGXFSZ, and ignored signals survive exec: reset them */
+        for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         umask(022);
         if (chdir(workdir)) _exit(120);
         dup2(out_pipe[1], 1);
