@@ -7,6 +7,8 @@ const cluster = require('node:cluster');
 const http = require('node:http');
 const { loadConfig } = require('./config');
 
+const EXIT_CANNOT_LISTEN = 98;
+
 let cfg;
 try {
   cfg = loadConfig();
@@ -37,6 +39,14 @@ function runPrimary() {
 
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    if (code === EXIT_CANNOT_LISTEN) {
+      // the port is taken or not allowed: restarting workers cannot help
+      console.error(`[webapp] cannot listen on ${cfg.host}:${cfg.port}; stopping`);
+      stopping = true;
+      for (const w of Object.values(cluster.workers)) w.process.kill('SIGTERM');
+      shipper.stop().finally(() => process.exit(1));
+      return;
+    }
     console.error(`[webapp] worker ${worker.process.pid} died (${signal || code}); starting a new one`);
     const now = Date.now();
     restarts.push(now);
@@ -87,7 +97,7 @@ async function runWorker(localShipper) {
   });
   server.on('error', (err) => {
     console.error(`[webapp] worker ${process.pid}: cannot listen on ${cfg.host}:${cfg.port}: ${err.message}`);
-    process.exit(1);
+    process.exit(EXIT_CANNOT_LISTEN);
   });
 
   let stopping = false;

@@ -17,18 +17,23 @@ function createPracticeService({ db }) {
     );
   }
 
-  // One statement: creates the attempt or, when it exists, returns its id
-  // (LAST_INSERT_ID(id) on the duplicate key).
+  // The attempt of this student for this problem, created on first open.
   async function open(userId, problemId) {
     const pid = positiveId(problemId, 'problem id');
+    const find = () => db.query(
+      `SELECT a.id FROM assignments a JOIN problems p ON p.id = a.problem_id
+        WHERE a.user_id = ? AND a.practice_problem_id = ? AND p.is_practice = 1`, [userId, pid]);
+    let rows = await find();
+    if (rows[0]) return rows[0].id;
     const r = await db.query(
-      `INSERT INTO assignments (kind, user_id, problem_id, title)
-       SELECT 'practice', ?, p.id, p.title FROM problems p WHERE p.id = ? AND p.is_practice = 1
-       ON DUPLICATE KEY UPDATE id = LAST_INSERT_ID(id)`,
+      `INSERT IGNORE INTO assignments (kind, user_id, problem_id, title)
+       SELECT 'practice', ?, p.id, p.title FROM problems p WHERE p.id = ? AND p.is_practice = 1`,
       [userId, pid],
     );
-    if (!r.insertId) throw notFound('No such practice problem.');
-    return r.insertId;
+    if (r.affectedRows === 1) return r.insertId;
+    rows = await find(); // created meanwhile by a parallel request
+    if (rows[0]) return rows[0].id;
+    throw notFound('No such practice problem.');
   }
 
   return { list, open };

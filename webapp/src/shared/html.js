@@ -9,8 +9,8 @@ class SafeHtml {
   toString() { return this.value; }
 }
 
-const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;', '=': '&#61;' };
-const ESC_RE = /[&<>"'`=]/g;
+const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESC_RE = /[&<>"']/g;
 
 function escapeHtml(v) {
   if (v === null || v === undefined || v === false) return '';
