@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Capacity search: runs bench.sh with more and more users (ramp-up proportional to
+# the users) until the login error % or the 99% line of all requests crosses its
+# threshold (or a save is lost), then narrows down between the last passing and the
+# first failing load, and prints the largest passing load with its table.
+#
+#   PLAN=webapp ./capacity.sh                  (what `make capacity` runs)
+#
+# Env (defaults): PLAN (webapp), START users (webapp 100, engine 10, combined 50),
+# FACTOR growth per step (2), MAX users (webapp 3000, engine 1000, combined 2000),
+# REFINE bisection steps after the first failure (2), RAMP_PER_USER seconds of ramp-up
+# per user (0.1), MAX_LOGIN_ERR % (1.0), MAX_P99 ms (webapp 10000, engine/combined
+# 30000), ITERATIONS (5), THINK (2000), COOLDOWN seconds between steps (10), plus
+# whatever bench.sh reads (HOST, PORT, ENGINE_SHARE, JMETER_HEAP...).
+# Output: $RESULTS_DIR/capacity-<plan>-<time>/ with one bench run per step and
+# capacity.json. Exit: 0 when some load passed, 1 when even START failed, 2 setup.
+set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+
+PLAN=${PLAN:-webapp}
+case "$PLAN" in
+  webapp)   d_start=100; d_max=3000; d_p99=10000 ;;
+  engine)   d_start=10;  d_max=1000; d_p99=30000 ;;
+  combined) d_start=50;  d_max=2000; d_p99=30000 ;;
+  *) die "PLAN must be webapp, engine or combined" ;;
+esac
+START=${START:-$d_start}
+MAX=${MAX:-$d_max}
+FACTOR=${FACTOR:-2}
+REFINE=${REFINE:-2}
+RAMP_PER_USER=${RAMP_PER_USER:-0.1}
+MAX_LOGIN_ERR=${MAX_LOGIN_ERR:-1.0}
+MAX_P99=${MAX_P99:-$d_p99}
+COOLDOWN=${COOLDOWN:-10}
+export ITERATIONS=${ITERATIONS:-5} THINK=${THINK:-2000} PLAN
+
+HOST=${HOST:-127.0.0.1}; PORT=${PORT:-${HAPROXY_PORT:-8080}}
+curl -sf -m 5 -o /dev/null "http://$HOST:$PORT/healthz" \
+  || { echo "error: http://$HOST:$PORT/healthz does not answer 200: start the stack first (make up)" >&2; exit 2; }
+
+dir_name=capacity-$PLAN-$(date -u +%Y%m%d-%H%M%S)
+cap="$RESULTS_ROOT/$dir_name"
+mkdir -p "$cap"
+echo "capacity search for $PLAN: from $START users x$FACTOR up to $MAX, then $REFINE refinements;" \
+     "pass = login error % <= $MAX_LOGIN_ERR and 99% line <= $MAX_P99 ms and no save lost"
+
+# load users for the largest step once (each bench run then reuses them)
+USERS=$MAX "$PLANS_DIR/load-data.sh" >/dev/null || exit 2
+
+steps_file="$cap/steps.tsv"
+: > "$steps_file"
+
+# run_step USERS -> 0 pass, 1 fail
+run_step() {
+  local u=$1 ramp rc=0
+  ramp=$(python3 -c "import math,sys; print(max(1, math.ceil($u * $RAMP_PER_USER)))")
+  echo
+  echo "=== step: $u users, ramp-up ${ramp}s ==="
+  USERS=$u RAMPUP=$ramp LOAD_AUTO=0 RESULTS_DIR="$cap" RUN_NAME="$PLAN-${u}u" \
+    "$PLANS_DIR/bench.sh" > "$cap/$PLAN-${u}u.out" 2>&1 || rc=$?
+  sed -n '/^plan=/,/^dashboard:/p' "$cap/$PLAN-${u}u.out" | grep -v '^dashboard:' || tail -5 "$cap/$PLAN-${u}u.out"
+  local verdict
+  verdict=$(python3 - "$cap/$PLAN-${u}u/summary.json" "$rc" <<EOF
+import json, sys
+try:
+    s = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    print("fail\t-\t-\t-\t-\t-\tno summary (bench exit %s)" % sys.argv[2]); sys.exit()
+t = s.get("total") or {}
+le = s.get("login_error_pct")
+le = 100.0 if le is None else le
+p99 = t.get("p99_ms", 10**9)
+lost = not s.get("nothing_lost", {}).get("ok", False)
+why = []
+if le > $MAX_LOGIN_ERR: why.append("login errors %.2f%% > $MAX_LOGIN_ERR%%" % le)
+if p99 > $MAX_P99: why.append("99%% line %d ms > $MAX_P99" % p99)
+if lost: why.append("saves lost or unacknowledged")
+print("\t".join(["fail" if why else "pass", "%.3f" % le, "%.3f" % t.get("error_pct", 100), str(p99),
+                 "%.0f" % t.get("average_ms", 0), "%.1f" % t.get("throughput_per_s", 0), "; ".join(why) or "ok"]))
+EOF
+)
+  printf '%s\t%s\n' "$u" "$verdict" >> "$steps_file"
+  echo "=> $u users: $(echo "$verdict" | cut -f1,7)"
+  sleep "$COOLDOWN"
+  [ "$(echo "$verdict" | cut -f1)" = pass ]
+}
+
+best=0; worst=0; u=$START
+while :; do
+  if run_step "$u"; then
+    best=$u
+    [ "$u" -ge "$MAX" ] && break
+    u=$(python3 -c "print(min($MAX, max($u + 1, int($u * $FACTOR))))")
+  else
+    worst=$u; break
+  fi
+done
+if [ "$best" -gt 0 ] && [ "$worst" -gt 0 ]; then
+  for _ in $(seq "$REFINE"); do
+    mid=$(( (best + worst) / 2 ))
+    [ "$mid" -le "$best" ] && break
+    if run_step "$mid"; then best=$mid; else worst=$mid; fi
+  done
+fi
+
+echo
+echo "=== capacity of $PLAN on this machine ($(nproc) cores) ==="
+printf '%-7s %-5s %9s %9s %9s %9s %11s  %s\n' users pass "login err" "err %" "99% line" average throughput reason
+sort -n "$steps_file" | while IFS=$'\t' read -r u v le te p99 avg thr why; do
+  printf '%-7s %-5s %8s%% %8s%% %9s %9s %9s/s  %s\n' "$u" "$v" "$le" "$te" "$p99" "$avg" "$thr" "$why"
+done
+python3 - "$steps_file" "$cap/capacity.json" "$PLAN" "$best" <<EOF
+import json, sys
+steps = []
+for line in open(sys.argv[1]):
+    u, v, le, te, p99, avg, thr, why = line.rstrip("\n").split("\t")
+    steps.append({"users": int(u), "pass": v == "pass", "login_error_pct": le, "error_pct": te,
+                  "p99_ms": p99, "average_ms": avg, "throughput_per_s": thr, "reason": why})
+json.dump({"plan": sys.argv[3], "largest_passing_users": int(sys.argv[4]),
+           "thresholds": {"max_login_error_pct": $MAX_LOGIN_ERR, "max_p99_ms": $MAX_P99},
+           "iterations": $ITERATIONS, "think_ms": $THINK, "ramp_per_user_s": $RAMP_PER_USER,
+           "steps": sorted(steps, key=lambda s: s["users"])}, open(sys.argv[2], "w"), indent=1)
+EOF
+echo
+if [ "$best" -gt 0 ]; then
+  echo "largest passing load: $best users ($PLAN)"
+  sed -n '/^plan=/,/^nothing lost/p' "$cap/$PLAN-${best}u.out"
+  echo "results: $cap"
+  exit 0
+fi
+echo "no passing load: even $START users crossed a threshold (see $cap)"
+exit 1
