@@ -54,4 +54,4 @@ mkdir -p /etc/prutor
 [ -f /etc/prutor/sandbox.conf ] || printf '# box <root> <first_slot> <count>: written by sandbox/setup-box.sh\n' > /etc/prutor/sandbox.conf
 chown root:root /etc/prutor /etc/prutor/sandbox.conf
 chmod 0755 /etc/prutor
-chmod 0644 /etc/prutor/sandbox.conf
+chmod 0600 /etc/prutor/sandbox.conf

@@ -27,6 +27,6 @@ if ! grep -qxF "$line" "$conf"; then
   tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
   grep -v "^box $ROOT " "$conf" > "$tmp" || true
   echo "$line" >> "$tmp"
-  chmod 0644 "$tmp"
+  chmod 0600 "$tmp"
   mv -f "$tmp" "$conf"
 fi
