@@ -35,7 +35,6 @@ final class Config
     public array $runLimits;
     /** @var array<string, int> compile limits */
     public array $compileLimits;
-    public bool $testHooks;
 
     private static ?Config $instance = null;
 
@@ -96,7 +95,6 @@ final class Config
             'NOFILE' => $i('SANDBOX_COMPILE_NOFILE', 128),
             'OUTPUT_BYTES' => $i('SANDBOX_COMPILE_OUTPUT_BYTES', 65536),
         ];
-        $c->testHooks = $s('ENGINE_TEST_HOOKS', '0') === '1';
         return $c;
     }
 }
