@@ -1,0 +1,58 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { html, raw, escapeHtml, jsonForScript } = require('../../src/shared/html');
+const { renderMarkdown } = require('../../src/shared/markdown');
+const { safeLocalPath } = require('../../src/shared/auth');
+const { normalize, HttpError } = require('../../src/shared/errors');
+
+test('interpolations are escaped by default', () => {
+  const evil = '<script>alert("x")</script>&\'';
+  assert.equal(String(html`<p title="${evil}">${evil}</p>`),
+    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>');
+  assert.equal(escapeHtml(null), '');
+  assert.equal(escapeHtml(0), '0');
+});
+
+test('nested templates and arrays are not escaped twice; raw() is trusted', () => {
+  const items = ['a<b', 'c'];
+  assert.equal(String(html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>`), '<ul><li>a&lt;b</li><li>c</li></ul>');
+  assert.equal(String(html`${raw('<b>ok</b>')}`), '<b>ok</b>');
+  assert.equal(String(html`${false}${null}${undefined}${true}`), '');
+});
+
+test('JSON embedded in a script tag cannot close it', () => {
+  const s = String(jsonForScript({ code: '</script><script>alert(1)</script>', x: '\u2028' }));
+  assert.doesNotMatch(s, /<\/script/i);
+  assert.deepEqual(JSON.parse(s), { code: '</script><script>alert(1)</script>', x: '\u2028' });
+});
+
+test('markdown statements render safely', () => {
+  const out = String(renderMarkdown('Read `a` and **b**.\n\n<img src=x onerror=alert(1)>\n\n    Input:  2 3\n    Output: 5\n\n- one\n- two'));
+  assert.match(out, /<p>Read <code>a<\/code> and <strong>b<\/strong>\.<\/p>/);
+  assert.match(out, /&lt;img src=x onerror=alert\(1\)&gt;/);
+  assert.doesNotMatch(out, /<img/);
+  assert.match(out, /<pre><code>Input:  2 3\nOutput: 5<\/code><\/pre>/);
+  assert.match(out, /<ul><li>one<\/li><li>two<\/li><\/ul>/);
+});
+
+test('only local paths are accepted as a redirect target after login', () => {
+  assert.equal(safeLocalPath('/editor/3'), '/editor/3');
+  assert.equal(safeLocalPath('//evil.example/x'), null);
+  assert.equal(safeLocalPath('/\\evil.example'), null);
+  assert.equal(safeLocalPath('https://evil.example'), null);
+  assert.equal(safeLocalPath('/accounts/logout'), null);
+  assert.equal(safeLocalPath(undefined), null);
+});
+
+test('errors: client errors keep their message, others never leak details', () => {
+  assert.equal(normalize(new HttpError(404, 'No such assignment.')).message, 'No such assignment.');
+  const e = normalize(new Error('ER_PARSE_ERROR near SELECT secret'));
+  assert.equal(e.status, 500);
+  assert.doesNotMatch(e.message, /SELECT|secret/);
+  assert.equal(normalize({ type: 'entity.too.large', status: 413 }).status, 413);
+  assert.equal(normalize({ type: 'entity.parse.failed', status: 400 }).status, 400);
+  assert.equal(normalize({ errno: 1366 }).status, 400);
+  const u = normalize(Object.assign(new Error('The database is not reachable right now.'), { unavailable: true }));
+  assert.equal(u.status, 503);
+});
