@@ -4,6 +4,7 @@
 // Run at install time (install.sh, Dockerfile), never at request time.
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const esbuild = require('esbuild');
 
 const root = path.resolve(__dirname, '..');
@@ -32,6 +33,11 @@ async function main() {
     const base = path.basename(file);
     const name = path.basename(meta.entryPoint).replace(/^styles\.css$/, 'app.css');
     manifest[name] = base;
+  }
+  // precompressed copies, served to browsers that accept gzip (no per-request compression)
+  for (const file of Object.values(manifest)) {
+    const buf = fs.readFileSync(path.join(out, file));
+    fs.writeFileSync(path.join(out, `${file}.gz`), zlib.gzipSync(buf, { level: 9 }));
   }
   fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify(manifest, null, 2) + '\n');
   const sizes = Object.entries(manifest).map(([k, v]) => `${k} -> ${v} (${Math.round(fs.statSync(path.join(out, v)).size / 1024)} KiB)`);

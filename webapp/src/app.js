@@ -58,6 +58,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.locals.deps = deps;
 
   // Fingerprinted assets: immutable for a year; no session or database touched.
+  app.use('/static', assets.precompressed());
   app.use('/static', express.static(assets.DIST, {
     immutable: true, maxAge: '365d', index: false, fallthrough: false, etag: false, lastModified: false,
   }));

@@ -25,4 +25,25 @@ function asset(name) {
   return `/static/${file}`;
 }
 
-module.exports = { asset, load, DIST };
+const TYPES = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+// Serves the build's .gz copy of an asset to browsers that accept gzip; the
+// file list is known at start-up, so no file system check per request.
+function precompressed() {
+  if (!manifest) load();
+  const gz = new Set(Object.values(manifest).filter((f) => fs.existsSync(path.join(DIST, `${f}.gz`))));
+  return function servePrecompressed(req, res, next) {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const name = req.path.slice(1);
+    if (!gz.has(name) || !/\bgzip\b/.test(req.get('accept-encoding') || '')) return next();
+    res.set({
+      'Content-Type': TYPES[path.extname(name)] || 'application/octet-stream',
+      'Content-Encoding': 'gzip',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      Vary: 'Accept-Encoding',
+    });
+    res.sendFile(path.join(DIST, `${name}.gz`), { headers: {}, lastModified: false, etag: false, cacheControl: false }, (err) => { if (err) next(err); });
+  };
+}
+
+module.exports = { asset, load, precompressed, DIST };
