@@ -56,3 +56,21 @@ test('errors: client errors keep their message, others never leak details', () =
   const u = normalize(Object.assign(new Error('The database is not reachable right now.'), { unavailable: true }));
   assert.equal(u.status, 503);
 });
+
+test('requireRole lets listed roles through, forbids others, sends anonymous users to login', () => {
+  const { requireRole } = require('../../src/shared/auth');
+  const mw = requireRole('instructor', 'admin');
+  const run = (session, headers = {}) => {
+    let out = null;
+    const req = { session, method: 'GET', originalUrl: '/problems', get: (h) => headers[h.toLowerCase()], is: () => false };
+    const res = { redirect: (code, loc) => { out = { code, loc }; } };
+    mw(req, res, (err) => { out = err ? { status: err.status } : 'next'; });
+    return out;
+  };
+  assert.equal(run({ role: 'admin' }), 'next');
+  assert.equal(run({ role: 'instructor' }), 'next');
+  assert.deepEqual(run({ role: 'student' }), { status: 403 });
+  assert.deepEqual(run(null), { code: 302, loc: '/accounts/login?next=%2Fproblems' });
+  assert.deepEqual(run(null, { accept: 'application/json' }), { status: 401 });
+  assert.throws(() => requireRole('superuser'), /unknown role/);
+});
