@@ -14,7 +14,8 @@
 #
 # Connection: DB_HOST, DB_PORT, DB_NAME, DB_USER, DB_PASSWORD (CONTRACTS.md), or
 # DB_DEFAULTS_FILE, a client option file (e.g. root over the socket) with DB_NAME.
-# MIGRATIONS_DIR and SEED_DIR override the folders (the tests use that).
+# MIGRATIONS_DIR and SEED_DIR override the folders (the tests use that);
+# MIGRATE_SEED=1 means --seed.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${DB_HOST:=127.0.0.1}" "${DB_PORT:=3307}" "${DB_NAME:=prutor}" "${DB_USER:=prutor}" "${DB_PASSWORD:=prutor-local}"
@@ -29,6 +30,8 @@ case ${1:-} in
   -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: $0 [--seed|--status]" >&2; exit 2 ;;
 esac
+# MIGRATE_SEED=1 is --seed for runners that pass no arguments (the compose job).
+[ "$mode" = migrate ] && [ "${MIGRATE_SEED:-0}" = 1 ] && mode=seed
 [[ $DB_NAME =~ ^[A-Za-z0-9_]+$ ]] || { echo "migrate: bad DB_NAME '$DB_NAME'" >&2; exit 2; }
 
 log() { echo "migrate[$DB_NAME]: $*"; }
