@@ -15,15 +15,19 @@ ENGINE_PORT=${ENGINE_PORT:-8081}
 ENGINE_BIND=${ENGINE_BIND:-127.0.0.1}
 ENGINE_MAX_WORKERS=${ENGINE_MAX_WORKERS:-$((cores * 8))}
 ENGINE_START_SERVERS=${ENGINE_START_SERVERS:-$(( ENGINE_MAX_WORKERS < cores * 2 ? ENGINE_MAX_WORKERS : cores * 2 ))}
+# tuning/ (issue 7): ServerLimit (default MaxRequestWorkers) and MaxConnectionsPerChild (default 0)
+ENGINE_SERVER_LIMIT=${ENGINE_SERVER_LIMIT:-$ENGINE_MAX_WORKERS}
+ENGINE_MAX_CONNECTIONS_PER_CHILD=${ENGINE_MAX_CONNECTIONS_PER_CHILD:-0}
 ENGINE_USER=${ENGINE_USER:-www-data}
 ENGINE_GROUP=${ENGINE_GROUP:-$(id -gn "$ENGINE_USER" 2>/dev/null || echo www-data)}
 ERROR_LOG=${ENGINE_ERROR_LOG:-$OUT/logs/error.log}
-for v in "$ENGINE_PORT" "$ENGINE_MAX_WORKERS" "$ENGINE_START_SERVERS"; do
+for v in "$ENGINE_PORT" "$ENGINE_MAX_WORKERS" "$ENGINE_START_SERVERS" "$ENGINE_SERVER_LIMIT" "$ENGINE_MAX_CONNECTIONS_PER_CHILD"; do
   case "$v" in ''|*[!0-9]*) echo "render-config.sh: not a number: $v" >&2; exit 2 ;; esac
 done
 sed -e "s|@OUTDIR@|$OUT|g" -e "s|@ENGINE_ROOT@|$HERE|g" -e "s|@ENGINE_PORT@|$ENGINE_PORT|g" \
     -e "s|@ENGINE_BIND@|$ENGINE_BIND|g" -e "s|@MAX_WORKERS@|$ENGINE_MAX_WORKERS|g" \
-    -e "s|@START_SERVERS@|$ENGINE_START_SERVERS|g" -e "s|@ENGINE_USER@|$ENGINE_USER|g" \
+    -e "s|@START_SERVERS@|$ENGINE_START_SERVERS|g" -e "s|@SERVER_LIMIT@|$ENGINE_SERVER_LIMIT|g" \
+    -e "s|@MAX_CONN_PER_CHILD@|$ENGINE_MAX_CONNECTIONS_PER_CHILD|g" -e "s|@ENGINE_USER@|$ENGINE_USER|g" \
     -e "s|@ENGINE_GROUP@|$ENGINE_GROUP|g" -e "s|@ERROR_LOG@|$ERROR_LOG|g" \
     "$HERE/httpd.conf.tmpl" > "$OUT/httpd.conf.new"
 mv -f "$OUT/httpd.conf.new" "$OUT/httpd.conf"

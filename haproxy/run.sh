@@ -8,5 +8,15 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${PRUTOR_VAR:-}" ]; then export HAPROXY_RUN_DIR=${HAPROXY_RUN_DIR:-$PRUTOR_VAR/run}; fi
 [ -z "${HAPROXY_RUN_DIR:-}" ] || mkdir -p "$HAPROXY_RUN_DIR"
 cfg=${HAPROXY_CFG:-$HERE/haproxy.cfg}
-haproxy -c -q -f "$cfg"
-exec haproxy -W -db -f "$cfg"
+# tuning/ (issue 7): `tuning apply` writes the active profile's HAProxy tunables as
+# `setenv` lines into this file, parsed before haproxy.cfg. A reload re-execs the
+# master with its old environment, so this file is how new values reach a reload.
+tuning=()
+if [ -n "${PRUTOR_VAR:-}" ]; then
+  tcfg=${HAPROXY_TUNING_CFG:-$PRUTOR_VAR/tuning/haproxy-tuning.cfg}
+  mkdir -p "$(dirname "$tcfg")"
+  [ -f "$tcfg" ] || printf '# HAProxy tunables of the active tuning profile (tuning apply writes them)\n' >"$tcfg"
+  tuning=(-f "$tcfg")
+fi
+haproxy -c -q "${tuning[@]}" -f "$cfg"
+exec haproxy -W -db "${tuning[@]}" -f "$cfg"

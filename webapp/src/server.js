@@ -5,6 +5,8 @@
 // flight, close pools) and exits. The primary also ships telemetry to MongoDB.
 const cluster = require('node:cluster');
 const http = require('node:http');
+const fs = require('node:fs');
+const path = require('node:path');
 const { loadConfig } = require('./config');
 
 const EXIT_CANNOT_LISTEN = 98;
@@ -39,6 +41,7 @@ function runPrimary() {
 
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
+    if (retiring.delete(worker.id)) return; // retired on purpose by a tuning reload (below)
     if (code === EXIT_CANNOT_LISTEN) {
       // the port is taken or not allowed: restarting workers cannot help
       console.error(`[webapp] cannot listen on ${cfg.host}:${cfg.port}; stopping`);
@@ -54,6 +57,70 @@ function runPrimary() {
     // a crash loop (e.g. the port is taken) is slowed down, not hammered
     setTimeout(fork, restarts.length > 10 ? 5000 : 100);
   });
+
+  // tuning/ (issue 7): SIGHUP re-reads WEB_WORKERS, DB_POOL_SIZE and MEMCACHED_POOL_SIZE from the
+  // active tuning profile (tuning/profile.env, or TUNING_PROFILE_ENV) and rolls the workers: the new
+  // ones start first; once they all listen, the old ones are disconnected (they stop accepting and
+  // finish the requests in flight), so no request is dropped. State: $PRUTOR_VAR/run/webapp-tuning.json.
+  const retiring = new Set();
+  let rolling = false;
+  let rollAgain = false;
+  const tuningState = (state) => {
+    try {
+      fs.writeFileSync(path.join(cfg.varDir, 'run', 'webapp-tuning.json'), JSON.stringify({
+        state, pid: process.pid, WEB_WORKERS: cfg.workers, DB_POOL_SIZE: cfg.db.poolSize,
+        MEMCACHED_POOL_SIZE: cfg.memcached.poolSize, at: new Date().toISOString() }));
+    } catch { /* best effort: the runtime folder may be absent in tests */ }
+  };
+  const readProfile = () => {
+    const file = process.env.TUNING_PROFILE_ENV || path.join(__dirname, '..', '..', 'tuning', 'profile.env');
+    const next = { ...process.env };
+    const re = /^\s*(?:export\s+)?(WEB_WORKERS|DB_POOL_SIZE|MEMCACHED_POOL_SIZE)=["']?(\d+)["']?\s*(?:#.*)?$/;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+      const m = re.exec(line);
+      if (m) next[m[1]] = m[2];
+    }
+    return next;
+  };
+  const roll = async () => {
+    if (rolling) { rollAgain = true; return; }
+    rolling = true;
+    try {
+      const env = readProfile();
+      const nextCfg = loadConfig(env);
+      if (nextCfg.workers < 1) throw new Error('WEB_WORKERS must be at least 1 in cluster mode');
+      for (const k of ['WEB_WORKERS', 'DB_POOL_SIZE', 'MEMCACHED_POOL_SIZE']) if (env[k] !== undefined) process.env[k] = env[k];
+      cfg = nextCfg;
+    } catch (err) {
+      console.error(`[webapp] SIGHUP: profile not applied: ${err.message}`);
+      rolling = false;
+      return;
+    }
+    tuningState('rolling');
+    console.log(`[webapp] SIGHUP: rolling to ${cfg.workers} workers (db pool ${cfg.db.poolSize})`);
+    const old = Object.values(cluster.workers).filter((w) => !retiring.has(w.id));
+    const fresh = Array.from({ length: cfg.workers }, () => fork());
+    await Promise.all(fresh.map((w) => new Promise((resolve) => {
+      w.once('listening', resolve);
+      w.once('exit', resolve);
+      setTimeout(resolve, 30000).unref();
+    })));
+    for (const w of old) {
+      retiring.add(w.id);
+      w.disconnect();
+      setTimeout(() => { if (!w.isDead()) w.process.kill('SIGTERM'); }, cfg.shutdownGraceMs + 5000).unref();
+    }
+    await new Promise((resolve) => {
+      const check = () => (old.every((w) => w.isDead()) ? resolve() : setTimeout(check, 100));
+      check();
+    });
+    rolling = false;
+    tuningState('ready');
+    console.log(`[webapp] SIGHUP: ${cfg.workers} workers ready`);
+    if (rollAgain) { rollAgain = false; roll(); }
+  };
+  process.on('SIGHUP', () => { if (!stopping) roll(); });
+  tuningState('ready');
 
   const shutdown = async (sig) => {
     if (stopping) return;
