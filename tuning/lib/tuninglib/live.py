@@ -276,6 +276,8 @@ class Stack:
                     e = self.environ(wp)
                     if e.get(env_name, "").isdigit():
                         v[name] = (int(e[env_name]), "webapp environment")
+                    else:
+                        v[name] = ({"DB_POOL_SIZE": 10, "MEMCACHED_POOL_SIZE": 8}[name], "webapp default (config.js)")
         # MySQL
         mv = self.mysql_vars("VARIABLES", ["max_connections", "innodb_buffer_pool_size",
                                            "innodb_buffer_pool_instances"])
@@ -530,13 +532,13 @@ def _apply_webapp(stack, p, keys, res, log, wait):
 
 
 def format_apply(res):
-    out = [f"  {'setting':<34} {'before':>10} {'after':>10}  {'status':<13} how"]
+    out = [f"  {'setting':<33} {'alias':<29} {'before':>8} {'after':>8}  {'status':<13} how"]
     for env, b, a, st, how in res.rows:
         k = P.BY_ENV[env]
         bs = k.fmt(b) if isinstance(b, int) else (b if b is not None else "?")
         if st == "unchanged":
             continue
-        out.append(f"  {env + ' (' + k.alias + ')':<34} {bs:>10} {k.fmt(a):>10}  {st:<13} {how}")
+        out.append(f"  {env:<33} {k.alias:<29} {bs:>8} {k.fmt(a):>8}  {st:<13} {how}")
     unchanged = [r for r in res.rows if r[3] == "unchanged"]
     if len(unchanged) == len(res.rows):
         out.append("  nothing changed: the stack already runs these values.")
