@@ -157,7 +157,8 @@ def main():
             print(f"\nCPU during the run ({cpu['wall_s']} s, {cpu['cores']} cores; 1.00 = one core busy all along):")
             print(f"  {'component':<12} {'cpu-s':>8} {'avg cores':>10} {'peak':>6}  procs")
             for comp, c in cpu["components"].items():
-                print(f"  {comp:<12} {c['cpu_s']:>8.1f} {c['avg_cores']:>10.2f} {c['peak_cores']:>6.2f}  {c['processes']}")
+                procs = c['processes'] if comp != "engine jobs" else "(gcc + runs, reaped by apache2 workers)"
+                print(f"  {comp:<12} {c['cpu_s']:>8.1f} {c['avg_cores']:>10.2f} {c['peak_cores']:>6.2f}  {procs}")
             m = cpu["machine"]
             print(f"  {'machine':<12} {'':>8} {m['avg_cores']:>10.2f} {m['peak_cores']:>6.2f}  ({m['avg_busy_pct']}% busy)")
 
