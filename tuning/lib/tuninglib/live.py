@@ -24,6 +24,8 @@ class Stack:
         self.profile_env = os.path.join(root, "tuning", "profile.env")
         self.haproxy_tuning_cfg = os.path.join(self.tdir, "haproxy-tuning.cfg")
         self.active_json = os.path.join(self.tdir, "active.json")
+        # sweeps record here; tests point it elsewhere so they never mix with real runs
+        self.runs_dir = os.environ.get("TUNING_RUNS_DIR") or os.path.join(self.tdir, "runs")
         self._env = None
 
     # -------------------------------------------------------------- environment

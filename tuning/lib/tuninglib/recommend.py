@@ -114,7 +114,7 @@ def run_cli(a):
     from .live import Stack
     from . import sweep as S
     stack = Stack()
-    runs_dir = os.path.join(stack.tdir, "runs")
+    runs_dir = stack.runs_dir
     rule = Rule(a.plan, a.max_p99, a.max_login_error, a.max_error)
     runs = load_runs(runs_dir, a.plan)
     d = decide(runs, a.users, rule)

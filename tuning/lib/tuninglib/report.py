@@ -164,7 +164,7 @@ def findings(runs):
 
 
 def build(stack, outdir, tag=None):
-    runs_dir = os.path.join(stack.tdir, "runs")
+    runs_dir = stack.runs_dir
     os.makedirs(os.path.join(outdir, "plots"), exist_ok=True)
     host = f"{P.ncores()} cores, {P.mem_total_mb()} MB RAM"
     md = [f"# Prutor tuning report", "",

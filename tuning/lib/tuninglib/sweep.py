@@ -200,7 +200,7 @@ class Sampler(threading.Thread):
 
 def run_one(stack, prof, plan, users, params, opts, sweep_id, idx, log):
     """Apply `prof`, run bench.sh, return the run record (also written to var/tuning/runs/)."""
-    runs_dir = os.path.join(stack.tdir, "runs")
+    runs_dir = stack.runs_dir
     os.makedirs(runs_dir, exist_ok=True)
     pstr = "-".join(f"{P.BY_ENV[e].alias}{v}" for e, v in sorted(params.items())) or "base"
     run_id = f"{sweep_id}-{idx:02d}-{plan}-{users}u-{pstr}"
