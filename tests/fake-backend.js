@@ -1,0 +1,15 @@
+'use strict';
+// A stand-in backend for tests/haproxy.sh: answers every request with JSON
+// naming itself and the path it saw, after DELAY_MS (except /healthz).
+//   node tests/fake-backend.js NAME PORT DELAY_MS
+const http = require('node:http');
+const [name, port, delay] = process.argv.slice(2);
+http.createServer((req, res) => {
+  const answer = () => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ backend: name, path: req.url, xff: req.headers['x-forwarded-for'] || null }));
+  };
+  req.resume();
+  if (req.url.startsWith('/healthz')) answer();
+  else setTimeout(answer, Number(delay) || 0);
+}).listen(Number(port), '127.0.0.1');

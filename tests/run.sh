@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# `make test`: brings the stack up (or reuses a running one), then runs every
+# suite in order and closes with one line "N passed, M failed, K skipped"
+# (suites, not cases). Exits non-zero if any suite failed.
+#
+#   1. stack up           bin/prutor up
+#   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t
+#   3. haproxy behaviour  tests/haproxy.sh (routing, admission control, errors, logs)
+#   4. rdb                rdb/test.sh (migration runner, materialized views)
+#   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql
+#   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
+#
+# Each suite's output is shown and kept in var/log/test-<suite>.log. A suite that
+# runs longer than SUITE_TIMEOUT seconds (default 1200) fails.
+# TEST_ONLY="rdb smoke" runs only the named suites (after bringing the stack up).
+# With CI=true the stack is stopped at the end (PRUTOR_KEEP_UP=1 keeps it).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+export PRUTOR_VAR=${PRUTOR_VAR:-$ROOT/var}
+mkdir -p "$PRUTOR_VAR/log"
+SUITE_TIMEOUT=${SUITE_TIMEOUT:-1200}
+FOLDERS=(engine sandbox webapp jmeter-plans tuning nosql)
+
+if [ -t 1 ]; then B=$'\e[1m' R=$'\e[31m' G=$'\e[32m' Y=$'\e[33m' N=$'\e[0m'; else B= R= G= Y= N=; fi
+passed=0 failed=0 skipped=0
+results=()
+t_all=$SECONDS
+
+wanted() { [ -z "${TEST_ONLY:-}" ] || [[ " $TEST_ONLY " == *" $1 "* ]]; }
+
+suite() { # suite NAME COMMAND...
+  local name=$1; shift
+  wanted "$name" || return 0
+  local log="$PRUTOR_VAR/log/test-$name.log" t=$SECONDS rc
+  printf '\n%s======== %s%s\n' "$B" "$name" "$N"
+  timeout --foreground -k 10 "$SUITE_TIMEOUT" "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1)); results+=("${G}PASS${N}  $name ($((SECONDS - t))s)")
+  else
+    [ "$rc" -eq 124 ] && echo "suite $name timed out after ${SUITE_TIMEOUT}s" | tee -a "$log"
+    failed=$((failed + 1)); results+=("${R}FAIL${N}  $name ($((SECONDS - t))s, exit $rc, log $log)")
+  fi
+}
+skip() { wanted "$1" || return 0; skipped=$((skipped + 1)); results+=("${Y}SKIP${N}  $1 ($2)"); printf '\n%s======== %s%s: SKIP (%s)\n' "$B" "$1" "$N" "$2"; }
+
+suite up bin/prutor up
+suite static-compose bash tests/static.sh compose
+suite static-hadolint bash tests/static.sh hadolint
+suite static-haproxy bash tests/static.sh haproxy
+if [ -x engine/render-config.sh ]; then
+  suite static-apache bash tests/static.sh apache
+else
+  skip static-apache "engine/render-config.sh missing"
+fi
+suite haproxy bash tests/haproxy.sh
+suite rdb bash rdb/test.sh
+for d in "${FOLDERS[@]}"; do
+  if [ -f "$d/test.sh" ]; then
+    # Each folder's tests see the same environment as its service.
+    suite "$d" bash -c 'eval "$(bin/prutor env)" && exec bash "$0/test.sh"' "$d"
+  else
+    skip "$d" "$d/test.sh missing"
+  fi
+done
+suite smoke bash tests/smoke.sh
+
+if [ "${CI:-}" = true ] && [ "${PRUTOR_KEEP_UP:-}" != 1 ]; then
+  printf '\n'; bin/prutor down || true
+fi
+
+printf '\n%s======== summary (%ss)%s\n' "$B" "$((SECONDS - t_all))" "$N"
+printf '  %s\n' "${results[@]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
