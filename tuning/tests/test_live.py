@@ -91,7 +91,7 @@ class ApplyLiveTest(unittest.TestCase):
         self.assertTrue(STACK.haproxy_master_uses_tuning_cfg(),
                         "haproxy was started before haproxy/run.sh read var/tuning/haproxy-tuning.cfg:"
                         " bin/prutor restart haproxy")
-        self.assertTrue(STACK.webapp_state(), "webapp was started before server.js had the SIGHUP reload:"
+        self.assertTrue(STACK.webapp_hook_present(), "webapp was started before server.js had the SIGHUP reload:"
                                               " bin/prutor restart webapp")
         before = STACK.live()
         try:

@@ -211,10 +211,12 @@ class Stack:
         return bool(pid) and self.haproxy_tuning_cfg in self.cmdline(pid)
 
     def webapp_hook_present(self):
+        """The running primary handles SIGHUP (it wrote its state file at start). A primary started
+        before the hook would die of a SIGHUP, so the source file alone is not enough."""
+        wp = self.pid("webapp")
         try:
-            with open(os.path.join(self.root, "webapp", "src", "server.js")) as f:
-                return "SIGHUP" in f.read()
-        except OSError:
+            return bool(wp) and int(self.webapp_state().get("pid", 0)) == wp
+        except ValueError:
             return False
 
     # -------------------------------------------------------------- live values
