@@ -49,7 +49,7 @@ JM_JAR="$JM_HOME/bin/ApacheJMeter-$JMETER_VERSION.jar"
 
 # load users: enough of them in the CSV and in the database
 csv_users=0; [ -f "$LOAD_CSV" ] && csv_users=$(( $(wc -l < "$LOAD_CSV") - 1 ))
-db_users=$(sql "SELECT COUNT(*) FROM users u JOIN sections s ON s.id = u.section_id AND s.code = 'LOAD'") \
+db_users=$(sql "SELECT COUNT(*) FROM users u JOIN sections s ON s.id = u.section_id AND s.code = '$LOAD_SECTION'") \
   || { echo "error: cannot query the database at $DB_HOST:$DB_PORT" >&2; exit 2; }
 if [ "$csv_users" -lt "$USERS" ] || [ "$db_users" -ne "$csv_users" ]; then
   if [ "$LOAD_AUTO" = 1 ]; then
@@ -98,7 +98,7 @@ sleep "$SETTLE"   # a save that timed out on the client may still commit: count 
 sql "SELECT c.id, c.save_trigger FROM code c
        JOIN assignments a ON a.id = c.assignment_id
        JOIN users u ON u.id = a.user_id
-       JOIN sections s ON s.id = u.section_id AND s.code = 'LOAD'
+       JOIN sections s ON s.id = u.section_id AND s.code = '$LOAD_SECTION'
       WHERE c.id > $code_start AND c.save_trigger IN ('manual', 'auto', 'submit')" > "$out/db_saves.tsv"
 
 python3 - "$out/meta.json" <<EOF

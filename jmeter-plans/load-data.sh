@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Load-test data: N students load00001..loadNNNNN in a section LOAD, two problems
+# Load-test data: N students load00001..loadNNNNN in a section LOAD (LOAD_PREFIX,
+# LOAD_SECTION), two problems
 # (category load-test) with visible and hidden test cases, and an exam scheduled from
 # 5 minutes ago for HOURS hours, published to them (one assignment per student and
 # question, created in bulk; the triggers fill home_view and codebook_view). Writes the
@@ -9,7 +10,7 @@
 #   load-data.sh --remove        delete every load user and what hangs off them
 #   load-data.sh --status        how many load users / assignments / code rows exist
 #
-# Env: USERS, HOURS, LOAD_PASSWORD (default load-pass: a public test credential),
+# Env: USERS, HOURS, LOAD_SECTION (LOAD), LOAD_PREFIX (load), LOAD_PASSWORD (default load-pass: a public test credential),
 # LOAD_CSV (default $PRUTOR_VAR/jmeter/users.csv), DB_HOST DB_PORT DB_NAME DB_USER
 # DB_PASSWORD (else $PRUTOR_VAR/prutor.env, else CONTRACTS.md's defaults).
 # One bcrypt hash of the shared password is computed once and reused for all users,
@@ -20,7 +21,7 @@ set -euo pipefail
 USERS=${USERS:-100}
 HOURS=${HOURS:-8}
 LOAD_PASSWORD=${LOAD_PASSWORD:-load-pass}
-MARK=prutor-load-data          # events.description of load events
+MARK=prutor-load-data:$LOAD_SECTION   # events.description of this section's load events
 mode=${1:-create}
 
 case "$USERS" in ''|*[!0-9]*) die "USERS must be a number";; esac
@@ -54,11 +55,12 @@ remove_sql() {
   # load events (questions, schedules, slots cascade), problems (test cases cascade),
   # users and the section.
   cat <<SQL
-SET @sec = (SELECT id FROM sections WHERE code = 'LOAD');
+SET @sec = (SELECT id FROM sections WHERE code = '$LOAD_SECTION');
 CREATE TEMPORARY TABLE load_users (id INT UNSIGNED PRIMARY KEY)
-  SELECT id FROM users WHERE section_id <=> @sec AND username LIKE 'load%';
+  SELECT id FROM users WHERE section_id <=> @sec AND username LIKE '${LOAD_PREFIX}%';
 CREATE TEMPORARY TABLE load_events (id INT UNSIGNED PRIMARY KEY)
-  SELECT id FROM events WHERE description = '$MARK';
+  SELECT id FROM events WHERE description = '$MARK'
+      OR (description LIKE 'prutor-load-data%' AND id IN (SELECT event_id FROM slots WHERE section_id <=> @sec));
 CREATE TEMPORARY TABLE load_assignments (id INT UNSIGNED PRIMARY KEY)
   SELECT id FROM assignments
    WHERE user_id IN (SELECT id FROM load_users) OR event_id IN (SELECT id FROM load_events);
@@ -96,7 +98,7 @@ SQL
 }
 
 status() {
-  sql "SELECT CONCAT('load users: ', (SELECT COUNT(*) FROM users u JOIN sections s ON s.id = u.section_id AND s.code = 'LOAD'),
+  sql "SELECT CONCAT('load users: ', (SELECT COUNT(*) FROM users u JOIN sections s ON s.id = u.section_id AND s.code = '$LOAD_SECTION'),
                      ', load events: ', (SELECT COUNT(*) FROM events WHERE description = '$MARK'),
                      ', assignments: ', (SELECT COUNT(*) FROM assignments a JOIN events e ON e.id = a.event_id AND e.description = '$MARK'),
                      ', home_view rows: ', (SELECT COUNT(*) FROM home_view h JOIN events e ON e.id = h.event_id AND e.description = '$MARK'),
@@ -119,11 +121,11 @@ do_create() {
   cat > /tmp/prutor-load-data.$$.sql <<SQL
 START TRANSACTION;
 $script
-INSERT INTO sections (code, name) VALUES ('LOAD', 'Load test students (jmeter-plans/load-data.sh)');
+INSERT INTO sections (code, name) VALUES ('$LOAD_SECTION', 'Load test students (jmeter-plans/load-data.sh)');
 SET @sec = LAST_INSERT_ID();
 INSERT INTO users (username, password_hash, name, email, role, section_id)
-SELECT CONCAT('load', LPAD(seq, 5, '0')), '$hash', CONCAT('Load Student ', seq),
-       CONCAT('load', LPAD(seq, 5, '0'), '@load.invalid'), 'student', @sec
+SELECT CONCAT('$LOAD_PREFIX', LPAD(seq, 5, '0')), '$hash', CONCAT('Load Student ', seq),
+       CONCAT('$LOAD_PREFIX', LPAD(seq, 5, '0'), '@load.invalid'), 'student', @sec
   FROM seq_1_to_$USERS;
 
 INSERT INTO problems (title, category, statement_md, env, template_code, solution_code,
@@ -174,7 +176,7 @@ SELECT CONCAT(u.username, ',$LOAD_PASSWORD,', a.id, ',', IF(q.position = 1, 'sum
   JOIN assignments a ON a.user_id = u.id AND a.event_id = @ev
   JOIN event_questions q ON q.id = a.question_id
  WHERE u.section_id = @sec
-   AND q.position = 1 + ((CAST(SUBSTRING(u.username, 5) AS UNSIGNED) - 1) % 2)
+   AND q.position = 1 + ((CAST(SUBSTRING(u.username, ${#LOAD_PREFIX} + 1) AS UNSIGNED) - 1) % 2)
  ORDER BY u.username;
 SQL
   mkdir -p "$(dirname "$LOAD_CSV")"

@@ -9,7 +9,8 @@
 #     fails if any sample failed or acknowledged and stored saves differ.
 #     Capacity figures are never asserted.
 # Env: TEST_STATIC_ONLY=1 skips 3 (for machines without the stack); HOST, PORT, DB_*.
-# Note: the live part replaces any earlier load data (section LOAD) and removes it.
+# The live part uses its own section LOADTEST (users ltest00001..), created and removed
+# here, so it never touches the load data of a benchmark (section LOAD).
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 cd "$PLANS_DIR"
@@ -79,7 +80,8 @@ if ! curl -sf -m 5 -o /dev/null "http://$HOST:$PORT/healthz"; then
   exit 1
 fi
 work=$(mktemp -d)
-export LOAD_CSV="$work/users.csv"
+# a section of its own: never touches the data of a benchmark running at the same time
+export LOAD_CSV="$work/users.csv" LOAD_SECTION=LOADTEST LOAD_PREFIX=ltest
 cleanup() { "$PLANS_DIR/load-data.sh" --remove >/dev/null 2>&1 || echo "warning: load data not removed"; rm -rf "$work"; }
 trap cleanup EXIT
 USERS=4 ./load-data.sh >/dev/null && ok "load data created (4 users)" || { bad "load-data.sh"; exit 1; }

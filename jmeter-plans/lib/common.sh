@@ -26,6 +26,11 @@ export DB_HOST DB_PORT DB_NAME DB_USER DB_PASSWORD
 JMETER_VERSION=5.6.3
 JMETER_CACHE=${JMETER_CACHE:-$HOME/.cache/prutor/jmeter-$JMETER_VERSION}
 RESULTS_ROOT=${RESULTS_DIR:-$REPO_DIR/results}
+# the load students: section LOAD_SECTION, usernames LOAD_PREFIX00001.. (test.sh uses its
+# own section so that it never touches the data of a benchmark run at the same time)
+LOAD_SECTION=${LOAD_SECTION:-LOAD}
+LOAD_PREFIX=${LOAD_PREFIX:-load}
+case "$LOAD_SECTION$LOAD_PREFIX" in *[!A-Za-z0-9_-]*) echo "LOAD_SECTION and LOAD_PREFIX: letters, digits, - and _ only" >&2; exit 2;; esac
 LOAD_CSV=${LOAD_CSV:-$PRUTOR_VAR/jmeter/users.csv}
 
 # sql "STATEMENTS": batch mode, tab separated, no column names
