@@ -109,6 +109,21 @@ class ApplyLiveTest(unittest.TestCase):
                       name="test-b")
         for p in (a, b):
             self.assertEqual(P.errors(P.validate(p)), [])
+        if prev:
+            restore = P.resolve({k: P.BY_ENV[k].fmt(v) for k, v in prev["values"].items()},
+                                name=prev.get("name", "restore"))
+        else:
+            restore = P.load(P.find_profile("default", STACK.root))
+        origin = prev["origin"] if prev else "tuning/profiles/default.env"
+        restored = False
+        try:
+            self._stream(a, b, restore, origin)
+            restored = True
+        finally:
+            if not restored:  # leave the stack as it was even when an assertion failed
+                apply_profile(STACK, restore, origin, log=lambda *x: None)
+
+    def _stream(self, a, b, restore, origin):
         with Stream() as s:
             time.sleep(1)
             for p in (a, b):
@@ -122,13 +137,7 @@ class ApplyLiveTest(unittest.TestCase):
                 self.assertEqual(int(stats[("webapp", "webapp1")]["slim"]), p["WEBAPP_MAXCONN"])
                 time.sleep(2)
             # back to what ran before (the active profile, else bin/prutor's defaults)
-            if prev:
-                restore = P.resolve({k: P.BY_ENV[k].fmt(v) for k, v in prev["values"].items()},
-                                    name=prev.get("name", "restore"))
-            else:
-                restore = P.load(P.find_profile("default", STACK.root))
-            res = apply_profile(STACK, restore, prev["origin"] if prev else "tuning/profiles/default.env",
-                                log=lambda *x: None)
+            res = apply_profile(STACK, restore, origin, log=lambda *x: None)
             self.assertEqual(res.failed, [])
             time.sleep(1)
         print(f"\n  stream during 3 applies: {s.ok} requests answered, {s.fail} failed"

@@ -502,20 +502,30 @@ def _apply_apache(stack, p, keys, live, res, log):
     if t.returncode != 0:
         res.notes.append("apache2 -t refused the config: " + t.stderr.strip()[:300])
         return {k: ("FAILED", "apache2 -t") for k in keys}
-    log("  engine: apache2 -k graceful")
-    g = subprocess.run(["apache2", "-d", stack.engine_var(), "-f", conf, "-k", "graceful"],
-                       capture_output=True, text=True, env=env)
-    ok = g.returncode == 0
+    # SIGUSR1 (graceful restart) straight to the master supervisord runs. Not `apache2 -k graceful`:
+    # when the master is stopping (a concurrent restart), that command starts a second, daemonized
+    # Apache outside supervisord.
+    master, sup = stack.apache_master(), stack.pid("engine")
+    if not master or master != sup:
+        why = f"the Apache master (pid file {master}) is not the engine supervisord runs ({sup}): not signalled"
+        res.notes.append(why)
+        return {k: ("next restart", why) for k in keys}
+    log(f"  engine: graceful restart (SIGUSR1 to the Apache master {master})")
+    try:
+        os.kill(master, 10)
+        ok, err = True, ""
+    except OSError as e:
+        ok, err = False, str(e)
     live_limit = live.get("ENGINE_SERVER_LIMIT", (None,))[0]
     for k in keys:
         if not ok:
-            st[k] = ("FAILED", "apache2 -k graceful: " + g.stderr.strip()[:200])
+            st[k] = ("FAILED", "SIGUSR1 to Apache: " + err)
         elif k == "ENGINE_SERVER_LIMIT":
             st[k] = ("next restart", "engine restart (Apache reads ServerLimit only at start)")
         elif k == "ENGINE_MAX_WORKERS" and live_limit and p[k] > live_limit and p["ENGINE_SERVER_LIMIT"] != live_limit:
             st[k] = ("partly live", f"graceful; capped at the running ServerLimit {live_limit} until an engine restart")
         else:
-            st[k] = ("live", "apache2 -k graceful")
+            st[k] = ("live", "Apache graceful restart (SIGUSR1)")
     return st
 
 
@@ -527,7 +537,8 @@ def _apply_webapp(stack, p, keys, res, log, wait):
     os.kill(wp, 1)
 
     def done():
-        n = len([c for c in stack.children(wp) if "node" in " ".join(stack.cmdline(c))])
+        cur = stack.pid("webapp") or wp  # a restart meanwhile starts from tuning/profile.env's environment
+        n = len([c for c in stack.children(cur) if "node" in " ".join(stack.cmdline(c))])
         s = stack.webapp_state()
         return n == p["WEB_WORKERS"] and s.get("WEB_WORKERS") == str(p["WEB_WORKERS"]) and s.get("state") == "ready"
     ok = _wait(done, 60) if wait else True
