@@ -1,0 +1,106 @@
+'use strict';
+// The deployment's knobs, read-only: what HAProxy runs with (its stats CSV: the
+// live session limits), node workers, Apache MaxRequestWorkers (the engine's
+// rendered config), MySQL max_connections (SHOW VARIABLES), next to the
+// environment the services were started from (bin/prutor exports it). Plus the
+// latest tuning report if tuning/ produced one.
+const fs = require('node:fs');
+const path = require('node:path');
+const { renderMarkdown } = require('../shared/markdown');
+
+function readText(file, max = 2 * 1024 * 1024) {
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile() || st.size > max) return null;
+    return { text: fs.readFileSync(file, 'utf8'), mtime: st.mtime };
+  } catch { return null; }
+}
+
+function parseStatsCsv(text) {
+  const lines = text.split('\n').filter(Boolean);
+  if (!lines.length) return [];
+  const head = lines[0].replace(/^#\s*/, '').split(',');
+  return lines.slice(1).map((l) => { const c = l.split(','); const o = {}; head.forEach((h, i) => { o[h] = c[i]; }); return o; });
+}
+
+function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
+  const varDir = (cfg && cfg.varDir) || env.PRUTOR_VAR || path.resolve(__dirname, '../../../var');
+  const statsHost = env.HAPROXY_STATS_BIND && env.HAPROXY_STATS_BIND !== '0.0.0.0' ? env.HAPROXY_STATS_BIND : '127.0.0.1';
+  const statsUrl = `http://${statsHost}:${env.HAPROXY_STATS_PORT || 8404}`;
+
+  async function haproxyLive() {
+    try {
+      const res = await fetchImpl(`${statsUrl}/;csv`, { signal: AbortSignal.timeout(2000) });
+      if (!res.ok) return { error: `HTTP ${res.status}` };
+      const rows = parseStatsCsv(await res.text());
+      const pick = (px, sv) => rows.find((r) => r.pxname === px && r.svname === sv);
+      const out = {};
+      const fe = rows.find((r) => r.svname === 'FRONTEND' && r.pxname !== 'stats');
+      if (fe) out.frontend = { name: fe.pxname, maxconn: fe.slim, current: fe.scur, max_seen: fe.smax };
+      out.servers = rows.filter((r) => r.svname !== 'FRONTEND' && r.svname !== 'BACKEND' && r.pxname !== 'stats')
+        .map((r) => ({ backend: r.pxname, server: r.svname, maxconn: r.slim, maxqueue: r.qlimit, current: r.scur, queued: r.qcur, status: r.status }));
+      out.backends = ['webapp', 'engine'].map((b) => pick(b, 'BACKEND')).filter(Boolean).map((r) => ({ backend: r.pxname, current: r.scur, queued: r.qcur, status: r.status }));
+      return out;
+    } catch (e) {
+      return { error: e.name === 'TimeoutError' ? 'no answer' : 'not reachable' };
+    }
+  }
+
+  function apacheConf() {
+    const file = path.join(env.ENGINE_VAR || path.join(varDir, 'engine'), 'httpd.conf');
+    const f = readText(file);
+    if (!f) return { file, found: false };
+    const get = (k) => { const m = new RegExp(`^\\s*${k}\\s+(\\S+)`, 'mi').exec(f.text); return m ? m[1] : null; };
+    return { file, found: true, MaxRequestWorkers: get('MaxRequestWorkers'), ServerLimit: get('ServerLimit'), StartServers: get('StartServers') };
+  }
+
+  async function mysqlVars() {
+    try {
+      const rows = await db.query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ('max_connections', 'innodb_buffer_pool_size', 'skip_name_resolve', 'thread_cache_size', 'version')");
+      const st = await db.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Threads_connected', 'Max_used_connections')");
+      const o = {};
+      for (const r of [...rows, ...st]) o[r.Variable_name] = r.Value;
+      return o;
+    } catch (e) { return { error: e.message }; }
+  }
+
+  function tuningReport() {
+    const dir = path.join(varDir, 'tuning');
+    for (const name of ['report.md', 'report.html']) {
+      const f = readText(path.join(dir, name));
+      if (f) return { name, file: path.join(dir, name), mtime: f.mtime, html: name.endsWith('.md') ? renderMarkdown(f.text) : null, text: f.text };
+    }
+    return null;
+  }
+
+  const ENV_KEYS = [
+    ['HAProxy', ['HAPROXY_MAXCONN', 'HAPROXY_LISTEN_MAXCONN', 'HAPROXY_NBTHREAD', 'WEBAPP_MAXCONN', 'ENGINE_MAXCONN', 'ENGINE_MAXQUEUE',
+      'HAPROXY_TIMEOUT_CONNECT', 'HAPROXY_TIMEOUT_CLIENT', 'HAPROXY_TIMEOUT_HTTP_REQUEST', 'WEBAPP_TIMEOUT_SERVER', 'WEBAPP_TIMEOUT_QUEUE', 'ENGINE_TIMEOUT_SERVER', 'ENGINE_TIMEOUT_QUEUE']],
+    ['Webapp', ['WEB_WORKERS', 'DB_POOL_SIZE', 'MEMCACHED_POOL_SIZE', 'BCRYPT_COST']],
+    ['Engine', ['ENGINE_SLOTS', 'ENGINE_MAX_WORKERS', 'ENGINE_SERVER_LIMIT', 'ENGINE_START_SERVERS']],
+    ['MariaDB', ['DB_MAX_CONNECTIONS', 'DB_BUFFER_POOL_SIZE']],
+    ['memcached', ['MEMCACHED_MAX_CONN', 'MEMCACHED_THREADS', 'MEMCACHED_MEMORY_MB']],
+  ];
+
+  async function knobs() {
+    const [haproxy, mysql] = await Promise.all([haproxyLive(), mysqlVars()]);
+    return {
+      haproxy, mysql, apache: apacheConf(), tuning: tuningReport(),
+      webWorkers: cfg ? cfg.workers : Number(env.WEB_WORKERS) || null,
+      dbPoolSize: cfg && cfg.db ? cfg.db.poolSize : null,
+      env: ENV_KEYS.map(([group, keys]) => ({ group, vars: keys.map((k) => ({ name: k, value: env[k] === undefined ? null : env[k] })) })),
+      profile: readText(path.resolve(__dirname, '../../../tuning/profile.env')),
+      statsUrl,
+    };
+  }
+
+  // Admin-only view of HAProxy's stats page (the port itself listens on 127.0.0.1).
+  async function stats(subpath, search) {
+    const res = await fetchImpl(`${statsUrl}/${subpath || ''}${search || ''}`, { signal: AbortSignal.timeout(3000) });
+    return { status: res.status, type: res.headers.get('content-type') || 'text/html', body: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  return { knobs, stats, tuningReport, statsUrl };
+}
+
+module.exports = { createAdminService, parseStatsCsv };

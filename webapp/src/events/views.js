@@ -1,0 +1,168 @@
+'use strict';
+const { html } = require('../shared/html');
+const { time, duration, marks, iso } = require('../shared/format');
+const ui = require('../staff/ui');
+
+const TYPE_OPTIONS = [{ value: 'lab', label: 'Lab' }, { value: 'quiz', label: 'Quiz' }, { value: 'exam', label: 'Exam' }];
+
+function head(title, sub, actions) {
+  return html`<div class="pagehead"><div><h1>${title}</h1>${sub ? html`<p class="muted">${sub}</p>` : ''}</div>${actions ? html`<div class="actions">${actions}</div>` : ''}</div>`;
+}
+
+function state(start, stop, now) {
+  if (!start) return html`<span class="pill">not scheduled</span>`;
+  if (now < start) return html`<span class="pill info">upcoming</span>`;
+  if (now < stop) return html`<span class="pill ok">ongoing</span>`;
+  return html`<span class="pill">ended</span>`;
+}
+
+function listPage(req, { rows, flash }) {
+  return ui.page(req, {
+    title: 'Events',
+    active: '/events',
+    body: html`${head('Events', 'Labs, quizzes and exams: questions, schedules per section, publishing, live progress, results.', html`<a class="btn primary" href="/events/new">New event</a>`)}
+${ui.flash('ok', flash)}
+${rows.length ? html`<div class="card tablewrap"><table class="list" id="events">
+<thead><tr><th>Event</th><th>Type</th><th class="num">Questions</th><th class="num">Sections</th><th>From</th><th>To</th><th>State</th><th>Published</th><th class="num">Assignments</th></tr></thead>
+<tbody>${rows.map((e) => html`<tr><td><a href="/events/${e.id}">${e.title}</a></td><td><span class="tag tag-${e.type}">${e.type}</span></td>
+<td class="num">${e.questions}</td><td class="num">${e.sections}</td><td class="small">${time(e.first_start)}</td><td class="small">${time(e.last_stop)}</td>
+<td>${state(e.first_start, e.last_stop, e.now)}</td><td>${e.published_at ? html`<span class="pill ok">published</span>` : html`<span class="pill">draft</span>`}</td><td class="num">${e.assignments}</td></tr>`)}</tbody>
+</table></div>` : html`<p class="empty">No events yet.</p>`}`,
+  });
+}
+
+function eventFields(req, f) {
+  return html`${ui.csrf(req)}
+  <div class="grid2">${ui.input(f, 'title', 'Title', { required: true })}${ui.select(f, 'type', 'Type', TYPE_OPTIONS, { def: 'lab' })}</div>
+  ${ui.textarea(f, 'description', 'Description (shown to students)', { rows: 3 })}`;
+}
+
+function newPage(req, { form = {} }) {
+  return ui.page(req, {
+    title: 'New event',
+    active: '/events',
+    body: html`${ui.crumbs([{ href: '/events', label: 'Events' }, { label: 'New event' }])}
+${head('New event', 'Questions and schedules are added on the next page.')}
+${ui.formError(form)}
+<form method="post" action="/events" class="card" novalidate>${eventFields(req, form)}
+<div class="formactions"><button class="btn primary" type="submit" id="create-event">Create event</button><a href="/events">Cancel</a></div></form>`,
+  });
+}
+
+function eventPage(req, { d, options, forms = {}, flash, error }) {
+  const { event: e, questions, schedules, counts } = d;
+  const now = e.now;
+  const first = schedules.length ? schedules.reduce((m, s) => (s.start_time < m ? s.start_time : m), schedules[0].start_time) : null;
+  const last = schedules.length ? schedules.reduce((m, s) => (s.stop_time > m ? s.stop_time : m), schedules[0].stop_time) : null;
+  const started = first && first <= now;
+  const ended = last && last <= now;
+  const slotted = schedules.flatMap((s) => s.sections);
+  const slottedIds = new Set(slotted.map((s) => s.id));
+  const fq = forms.question || { values: { max_marks: '10' } };
+  const fs = forms.schedule || { values: { duration: '60' } };
+  const fe = forms.edit || { values: { title: e.title, type: e.type, description: e.description } };
+  const isAdmin = req.session.role === 'admin' || req.session.role === 'instructor';
+  return ui.page(req, {
+    title: e.title,
+    active: '/events',
+    body: html`${ui.crumbs([{ href: '/events', label: 'Events' }, { label: e.title }])}
+${head(html`${e.title} <span class="tag tag-${e.type}">${e.type}</span>`,
+    html`${e.published_at ? html`<span class="pill ok" id="event-state">published</span> ${time(e.published_at)}` : html`<span class="pill" id="event-state">draft</span> not visible to students`}
+ · ${counts.assignments} assignments for ${counts.students} students · ${counts.submitted} submitted${first ? html` · ${started ? (ended ? 'ended' : 'ongoing') : 'starts'} ${time(first)}` : ''}`,
+    html`${e.published_at ? html`<a class="btn" href="/live/${e.id}" id="live-link">Live</a> <a class="btn" href="/grading/events/${e.id}">Grading</a> <a class="btn" href="/events/${e.id}/results.csv" id="export-results">Results CSV</a>` : ''}
+    ${ui.actionForm(req, `/events/${e.id}/publish`, e.published_at ? 'Publish again' : 'Publish', { cls: 'btn primary', id: 'publish', confirm: e.published_at ? '' : `Publish "${e.title}"? Every student of the scheduled sections gets its questions.` })}
+    ${e.published_at && !started ? ui.actionForm(req, `/events/${e.id}/unpublish`, 'Unpublish', { cls: 'btn danger', id: 'unpublish', confirm: 'Unpublish? The students\' assignments of this event are deleted.' }) : ''}`)}
+${ui.flash('ok', flash)}
+${error ? ui.flash('error', error) : ''}
+${e.published_at && started && !ended ? html`<p class="section-note muted small">The event is running: it cannot be unpublished any more. Extend time below if needed.</p>` : ''}
+
+<div class="card" id="questions">
+  <h2>Questions</h2>
+  ${questions.length ? html`<table class="list compact"><thead><tr><th>#</th><th>Problem</th><th>For</th><th class="num">Max marks</th><th class="num">Assignments</th><th></th></tr></thead>
+  <tbody>${questions.map((q) => html`<tr><td>${q.position}</td><td><a href="/problems/${q.problem_id}">${q.problem_title}</a></td>
+  <td>${q.section_code ? html`section ${q.section_code} (variant)` : 'all sections'}</td><td class="num">${marks(q.max_marks)}</td><td class="num">${q.assignments}</td>
+  <td class="actions">${q.assignments ? '' : ui.actionForm(req, `/events/${e.id}/questions/${q.id}/delete`, 'Remove', { cls: 'btn small danger', confirm: `Remove question ${q.position}?` })}</td></tr>`)}</tbody></table>`
+  : html`<p class="empty">No questions yet.</p>`}
+  <details class="addbox"${forms.question || !questions.length ? html` open` : ''}><summary>Add a question</summary>
+    ${ui.formError(forms.question)}
+    <form method="post" action="/events/${e.id}/questions" novalidate>
+      ${ui.csrf(req)}
+      <div class="grid4">
+        ${ui.select(fq, 'problem_id', 'Problem', [{ value: '', label: '— choose —' }, ...options.problems.map((p) => ({ value: p.id, label: `${p.title}${p.category ? ` (${p.category})` : ''}` }))])}
+        ${ui.input(fq, 'position', 'Position', { type: 'number', help: 'Empty: a new question after the last.', attrs: { min: 1 } })}
+        ${ui.select(fq, 'section_id', 'For', [{ value: '', label: 'All sections' }, ...options.sections.map((s) => ({ value: s.id, label: `Only section ${s.code} (variant)` }))], { help: 'A variant replaces the all-sections version of that position for one section.' })}
+        ${ui.input(fq, 'max_marks', 'Max marks', { type: 'number', attrs: { min: 0, step: '0.5' } })}
+      </div>
+      <div class="formactions"><button class="btn primary" type="submit" id="add-question">Add question</button></div>
+    </form>
+  </details>
+</div>
+
+<div class="card" id="schedules">
+  <h2>Schedules</h2>
+  ${schedules.length ? html`<table class="list compact"><thead><tr><th>Sections</th><th>Start</th><th>Stop</th><th>Length</th><th>State</th><th></th></tr></thead>
+  <tbody>${schedules.map((s) => html`<tr><td>${s.sections.map((x, i) => html`${i ? ', ' : ''}<strong>${x.code}</strong> <span class="muted small">(${x.students} students)</span>`)}</td>
+  <td>${time(s.start_time)}</td><td>${time(s.stop_time)}</td><td>${duration(s.stop_time - s.start_time)}</td><td>${state(s.start_time, s.stop_time, now)}</td>
+  <td class="actions">${e.published_at ? '' : ui.actionForm(req, `/events/${e.id}/schedules/${s.id}/delete`, 'Delete', { cls: 'btn small danger', confirm: 'Delete this schedule?' })}</td></tr>`)}</tbody></table>`
+  : html`<p class="empty">No section is scheduled yet.</p>`}
+  <details class="addbox"${forms.schedule || !schedules.length ? html` open` : ''}><summary>Schedule sections</summary>
+    ${ui.formError(forms.schedule)}
+    <form method="post" action="/events/${e.id}/schedules" novalidate>
+      ${ui.csrf(req)}<input type="hidden" name="tz_offset" value="0">
+      <div class="field${fs.errors && fs.errors.section_ids ? ' has-error' : ''}"><label>Sections</label>
+        <div class="checks">${options.sections.filter((s) => !slottedIds.has(s.id)).map((s) => html`<label class="checklabel"><input type="checkbox" name="section_ids" value="${s.id}"${[].concat(fs.values.section_ids || []).map(String).includes(String(s.id)) ? html` checked` : ''}> ${s.code} <span class="muted small">${s.name} · ${s.students} students</span></label>`)}</div>
+        ${fs.errors && fs.errors.section_ids ? html`<p class="field-error">${fs.errors.section_ids}</p>` : ''}
+      </div>
+      <div class="grid3">
+        ${ui.input(fs, 'start', 'Start (your local time)', { type: 'datetime-local', attrs: { 'data-default-now': '1' } })}
+        ${ui.input(fs, 'duration', 'Duration (minutes)', { type: 'number', attrs: { min: 1 } })}
+        ${ui.checkbox(fs, 'start_now', 'Start now (ignore the start time)')}
+      </div>
+      <div class="formactions"><button class="btn primary" type="submit" id="add-schedule">Add schedule</button>${e.published_at ? html`<span class="muted small">The event is published: the new sections' students get their assignments at once.</span>` : ''}</div>
+    </form>
+  </details>
+</div>
+
+${e.published_at ? html`<div class="card" id="extend">
+  <h2>Extend time</h2>
+  <div class="grid2">
+    <form method="post" action="/events/${e.id}/extend-section" novalidate>
+      ${ui.csrf(req)}
+      ${ui.formError(forms.extendSection)}
+      <div class="grid2">
+        ${ui.select(forms.extendSection || {}, 'section_id', 'Section', slotted.map((s) => ({ value: s.id, label: s.code })))}
+        ${ui.input(forms.extendSection || {}, 'minutes', 'Minutes to add', { type: 'number', def: '10', attrs: { min: 1 } })}
+      </div>
+      <div class="formactions"><button class="btn" type="submit" id="extend-section">Extend section</button></div>
+    </form>
+    <form method="post" action="/events/${e.id}/extend-student" novalidate>
+      ${ui.csrf(req)}
+      ${ui.formError(forms.extendStudent)}
+      <div class="grid2">
+        ${ui.input(forms.extendStudent || {}, 'username', 'Student username')}
+        ${ui.input(forms.extendStudent || {}, 'minutes', 'Minutes to add', { type: 'number', def: '10', attrs: { min: 1 } })}
+      </div>
+      <div class="formactions"><button class="btn" type="submit" id="extend-student">Extend student</button></div>
+    </form>
+  </div>
+</div>` : ''}
+
+<div class="cols">
+<form method="post" action="/events/${e.id}" class="card" novalidate>
+  <h2>Details</h2>
+  ${ui.formError(forms.edit)}
+  ${eventFields(req, fe)}
+  <div class="formactions"><button class="btn primary" type="submit">Save details</button></div>
+</form>
+<div class="card">
+  <h2>After the event</h2>
+  <p class="muted small">When every section (and every extended student) has finished, the event's problems can become practice problems with all their test cases visible. The problems are changed in place, so the students' past work stays linked to them.</p>
+  ${isAdmin && ended ? ui.actionForm(req, `/events/${e.id}/practice`, 'Turn into practice', { cls: 'btn', id: 'to-practice', confirm: 'Make this event\'s problems practice problems and show all their test cases?' }) : html`<button class="btn" disabled>Turn into practice</button>`}
+  ${!e.published_at ? html`<h2>Delete</h2>${ui.actionForm(req, `/events/${e.id}/delete`, 'Delete event', { cls: 'btn danger', confirm: `Delete "${e.title}"?` })}` : ''}
+</div>
+</div>
+<p class="muted small">Times are shown in your browser's time zone; stored in UTC (${iso(now)}).</p>`,
+  });
+}
+
+module.exports = { listPage, newPage, eventPage };

@@ -1,0 +1,87 @@
+'use strict';
+// Problems: HTTP only. Mounted behind requireRole('instructor', 'admin').
+const express = require('express');
+const { HttpError, wantsJson } = require('../shared/errors');
+const { toId } = require('../staff/form');
+const ui = require('../staff/ui');
+const v = require('./views');
+
+const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.' };
+
+module.exports = function problemsRoutes({ problems }) {
+  const r = express.Router();
+  const envs = problems.environments;
+  const pid = (req) => { const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such problem.'); return id; };
+  const is400 = (err, req) => err instanceof HttpError && err.status === 400 && !wantsJson(req);
+
+  async function showProblem(req, res, id, extra = {}, status = 200) {
+    const [p, tests] = await Promise.all([problems.get(id), problems.tests(id)]);
+    ui.send(res, v.problemPage(req, { p, tests, envs, ...extra }), status);
+  }
+
+  r.get('/', async (req, res) => ui.send(res, v.listPage(req, { rows: await problems.list(), flash: FLASH[req.query.done] })));
+  r.get('/new', (req, res) => ui.send(res, v.newPage(req, { envs })));
+  r.post('/', async (req, res) => {
+    let id;
+    try { id = await problems.create({ uid: req.session.uid }, req.body); } catch (err) {
+      if (!is400(err, req)) throw err;
+      return ui.send(res, v.newPage(req, { envs, form: ui.failed(err, req.body) }), 400);
+    }
+    if (wantsJson(req)) return res.status(201).json({ ok: true, id });
+    return res.redirect(303, `/problems/${id}?done=created`);
+  });
+
+  r.get('/:id', async (req, res) => showProblem(req, res, pid(req), { flash: FLASH[req.query.done] }));
+  r.post('/:id', async (req, res) => {
+    const id = pid(req);
+    try { await problems.update(id, req.body); } catch (err) {
+      if (!is400(err, req)) throw err;
+      return showProblem(req, res, id, { form: ui.failed(err, req.body) }, 400);
+    }
+    if (wantsJson(req)) return res.json({ ok: true });
+    return res.redirect(303, `/problems/${id}?done=saved`);
+  });
+
+  r.post('/:id/tests', async (req, res) => {
+    const id = pid(req);
+    let tid;
+    try { tid = await problems.addTest(id, req.body); } catch (err) {
+      if (!is400(err, req)) throw err;
+      return showProblem(req, res, id, { testForm: ui.failed(err, req.body) }, 400);
+    }
+    if (wantsJson(req)) return res.status(201).json({ ok: true, id: tid });
+    return res.redirect(303, `/problems/${id}?done=test_added#tests`);
+  });
+  r.post('/:id/tests/:tid', async (req, res) => {
+    const id = pid(req);
+    const tid = toId(req.params.tid);
+    if (!tid) throw new HttpError(404, 'No such test case.');
+    try { await problems.updateTest(id, tid, req.body); } catch (err) {
+      if (!is400(err, req)) throw err;
+      return showProblem(req, res, id, { testForm: { ...ui.failed(err, req.body), testId: tid } }, 400);
+    }
+    if (wantsJson(req)) return res.json({ ok: true });
+    return res.redirect(303, `/problems/${id}?done=test_saved#tc-${tid}`);
+  });
+  r.post('/:id/tests/:tid/delete', async (req, res) => {
+    const id = pid(req);
+    const tid = toId(req.params.tid);
+    if (!tid) throw new HttpError(404, 'No such test case.');
+    await problems.deleteTest(id, tid);
+    if (wantsJson(req)) return res.json({ ok: true });
+    return res.redirect(303, `/problems/${id}?done=test_deleted#tests`);
+  });
+
+  r.post('/:id/check', async (req, res) => {
+    const id = pid(req);
+    let check;
+    try { check = await problems.check(id, req); } catch (err) {
+      if (!(err instanceof HttpError) || wantsJson(req)) throw err;
+      return showProblem(req, res, id, { check: { error: err.message } }, err.status);
+    }
+    if (wantsJson(req)) return res.json(check);
+    return showProblem(req, res, id, { check });
+  });
+
+  return r;
+};

@@ -1,0 +1,107 @@
+// Staff pages: local time zone for date inputs, CSV file into the import box,
+// confirmation of destructive buttons, busy buttons, the live event page's
+// polling, and CSV download of a report table. No inline script (CSP).
+(function () {
+  'use strict';
+  function $all(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+  function pad(n) { return String(n).padStart(2, '0'); }
+  function localInputValue(d) {
+    return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + 'T' + pad(d.getHours()) + ':' + pad(d.getMinutes());
+  }
+
+  function forms() {
+    $all('form').forEach(function (f) {
+      f.addEventListener('submit', function (ev) {
+        var btn = ev.submitter || f.querySelector('button[type=submit]');
+        if (btn && btn.getAttribute('data-confirm') && !window.confirm(btn.getAttribute('data-confirm'))) { ev.preventDefault(); return; }
+        var tz = f.querySelector('input[name=tz_offset]');
+        if (tz) tz.value = String(new Date().getTimezoneOffset());
+        if (btn) { setTimeout(function () { btn.classList.add('busy'); btn.disabled = true; }, 0); }
+      });
+    });
+    // datetime-local inputs that show a UTC value from the server in local time
+    $all('input[type=datetime-local][data-utc]').forEach(function (i) {
+      var d = new Date(i.getAttribute('data-utc'));
+      if (!isNaN(d)) i.value = localInputValue(d);
+    });
+    $all('input[type=datetime-local][data-default-now]').forEach(function (i) {
+      if (!i.value) { var d = new Date(Date.now() + 60000); i.value = localInputValue(d); }
+    });
+    $all('input[name=tz_offset]').forEach(function (i) { i.value = String(new Date().getTimezoneOffset()); });
+  }
+
+  function csvFile() {
+    $all('input[type=file][data-fill]').forEach(function (inp) {
+      inp.addEventListener('change', function () {
+        var target = document.getElementById(inp.getAttribute('data-fill'));
+        var f = inp.files && inp.files[0];
+        if (!f || !target) return;
+        var r = new FileReader();
+        r.onload = function () { target.value = String(r.result); };
+        r.readAsText(f);
+      });
+    });
+  }
+
+  function csvCell(s) { s = String(s == null ? '' : s); return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s; }
+  function downloadTables() {
+    $all('button[data-download-table]').forEach(function (b) {
+      b.hidden = false;
+      b.addEventListener('click', function () {
+        var t = document.getElementById(b.getAttribute('data-download-table'));
+        if (!t) return;
+        var lines = $all('tr', t).map(function (tr) { return $all('th,td', tr).map(function (c) { return csvCell(c.innerText.trim()); }).join(','); });
+        var blob = new Blob([lines.join('\r\n') + '\r\n'], { type: 'text/csv' });
+        var a = document.createElement('a');
+        a.href = URL.createObjectURL(blob);
+        a.download = b.getAttribute('data-filename') || 'report.csv';
+        document.body.appendChild(a); a.click(); a.remove();
+      });
+    });
+  }
+
+  function fmtTime(iso) {
+    if (!iso) return '';
+    var d = new Date(iso); if (isNaN(d)) return '';
+    var today = new Date();
+    return (d.toDateString() === today.toDateString() ? '' : d.toLocaleDateString(undefined, { day: 'numeric', month: 'short' }) + ' ') + pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+  }
+
+  function live() {
+    var root = document.querySelector('[data-live-url]');
+    if (!root) return;
+    var url = root.getAttribute('data-live-url');
+    var every = Number(root.getAttribute('data-live-every') || 5000);
+    var dot = document.getElementById('live-dot');
+    var stamp = document.getElementById('live-stamp');
+    var last = {};
+    function setText(el, v) { if (el && el.textContent !== v) { el.textContent = v; return true; } return false; }
+    function tick() {
+      fetch(url, { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
+        .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+        .then(function (d) {
+          Object.keys(d.totals || {}).forEach(function (k) { setText(document.getElementById('tot-' + k), String(d.totals[k])); });
+          (d.students || []).forEach(function (s) {
+            var tr = document.getElementById('st-' + s.user_id);
+            if (!tr) return;
+            var changed = false;
+            changed = setText(tr.querySelector('[data-f=login]'), s.last_login_at ? fmtTime(s.last_login_at) : '—') || changed;
+            changed = setText(tr.querySelector('[data-f=activity]'), s.last_activity ? fmtTime(s.last_activity) : '—') || changed;
+            changed = setText(tr.querySelector('[data-f=saved]'), String(s.saved)) || changed;
+            changed = setText(tr.querySelector('[data-f=submitted]'), String(s.submitted)) || changed;
+            changed = setText(tr.querySelector('[data-f=score]'), s.score == null ? '—' : String(s.score)) || changed;
+            changed = setText(tr.querySelector('[data-f=extra]'), s.extra_minutes ? '+' + s.extra_minutes + ' min' : '') || changed;
+            if (changed && last[s.user_id]) { tr.classList.remove('changed'); void tr.offsetWidth; tr.classList.add('changed'); }
+            last[s.user_id] = true;
+          });
+          if (dot) dot.classList.remove('stale');
+          if (stamp) stamp.textContent = 'updated ' + fmtTime(d.now);
+        })
+        .catch(function (e) { if (dot) dot.classList.add('stale'); if (stamp) stamp.textContent = 'not updated (' + e.message + '), retrying'; })
+        .then(function () { setTimeout(tick, every); });
+    }
+    tick();
+  }
+
+  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); });
+})();
