@@ -61,13 +61,13 @@ function runPrimary() {
   // tuning/ (issue 7): SIGHUP re-reads WEB_WORKERS, DB_POOL_SIZE and MEMCACHED_POOL_SIZE from the
   // active tuning profile (tuning/profile.env, or TUNING_PROFILE_ENV) and rolls the workers: the new
   // ones start first; once they all listen, the old ones are disconnected (they stop accepting and
-  // finish the requests in flight), so no request is dropped. State: $PRUTOR_VAR/run/webapp-tuning.json.
+  // finish the requests in flight), so no request is dropped. State: $PRUTOR_VAR/run/webapp-tuning.<port>.json.
   const retiring = new Set();
   let rolling = false;
   let rollAgain = false;
   const tuningState = (state) => {
     try {
-      fs.writeFileSync(path.join(cfg.varDir, 'run', 'webapp-tuning.json'), JSON.stringify({
+      fs.writeFileSync(path.join(cfg.varDir, 'run', `webapp-tuning.${cfg.port}.json`), JSON.stringify({
         state, pid: process.pid, WEB_WORKERS: cfg.workers, DB_POOL_SIZE: cfg.db.poolSize,
         MEMCACHED_POOL_SIZE: cfg.memcached.poolSize, at: new Date().toISOString() }));
     } catch { /* best effort: the runtime folder may be absent in tests */ }

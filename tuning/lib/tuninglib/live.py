@@ -300,11 +300,17 @@ class Stack:
         return v
 
     def webapp_state(self):
-        try:
-            with open(os.path.join(self.var, "run", "webapp-tuning.json")) as f:
-                return {k: str(x) for k, x in json.load(f).items()}
-        except (OSError, ValueError):
-            return {}
+        """What the webapp primary on WEBAPP_PORT last applied (written at start and after a SIGHUP)."""
+        wp = self.pid("webapp")
+        for name in (f"webapp-tuning.{self.e('WEBAPP_PORT', '3000')}.json", "webapp-tuning.json"):
+            try:
+                with open(os.path.join(self.var, "run", name)) as f:
+                    st = {k: str(x) for k, x in json.load(f).items()}
+            except (OSError, ValueError):
+                continue
+            if not wp or st.get("pid") == str(wp):
+                return st
+        return {}
 
     def usage(self):
         """Live usage: connections, queues, busy workers (for `show` and `analyse`)."""
