@@ -69,7 +69,7 @@ status=$(migrate --status)
 mdir=$tmp/migrations
 cp -r "$HERE/migrations" "$mdir"
 echo "CREATE TABLE t_extra (id INT PRIMARY KEY);" >"$mdir/900_extra.sql"
-MIGRATIONS_DIR=$mdir migrate --status | grep -q '^pending  migration 900_extra.sql' &&
+grep -q '^pending  migration 900_extra.sql' <<<"$(MIGRATIONS_DIR=$mdir migrate --status)" &&
   ok "--status shows a new file as pending" || bad "--status shows a new file as pending"
 out=$(MIGRATIONS_DIR=$mdir migrate 2>&1)
 [ "$(grep -c 'applied migration' <<<"$out")" = 1 ] && [[ $out == *900_extra.sql* ]] &&

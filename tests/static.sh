@@ -64,7 +64,8 @@ check_haproxy() {
   # The routing rules that matter, read back from the file itself.
   grep -Eq '^\s*acl engine_api\s+path /compile /execute /evaluate\s*$' "$ROOT/haproxy/haproxy.cfg" ||
     { echo "haproxy.cfg: exact-path ACL for /compile /execute /evaluate missing" >&2; return 1; }
-  if grep -Ev '^\s*#' "$ROOT/haproxy/haproxy.cfg" | grep -Eq 'path_beg\s+/(compile|execute|evaluate)'; then
+  local rules; rules=$(grep -Ev '^\s*#' "$ROOT/haproxy/haproxy.cfg")
+  if grep -Eq 'path_beg\s+/(compile|execute|evaluate)' <<<"$rules"; then
     echo "haproxy.cfg: path_beg on an engine route also matches /compilex" >&2; return 1
   fi
 }
