@@ -27,7 +27,7 @@ else
 fi
 rm -f /tmp/prutor-jmx.$$
 for s in *.sh lib/common.sh; do bash -n "$s" || bad "syntax of $s"; done
-python3 -m py_compile bench/*.py && ok "scripts parse" || bad "python syntax"
+python3 -c 'import ast, sys; [ast.parse(open(f).read(), f) for f in sys.argv[1:]]' bench/*.py && ok "scripts parse" || bad "python syntax"
 grep -q 'testname="login"' webapp.jmx && grep -q 'OnceOnlyController' webapp.jmx \
   && grep -q 'CSVDataSet' webapp.jmx && grep -q 'ConstantTimer' webapp.jmx \
   && ok "webapp plan: CSV users, login once, constant timer" || bad "webapp plan structure"
