@@ -10,6 +10,7 @@ const path = require('node:path');
 const { loadConfig } = require('./config');
 
 const EXIT_CANNOT_LISTEN = 98;
+const RETIRE_DRAIN_MS = 6000; // > HAProxy's pool-purge-delay (5 s): idle server connections get closed by HAProxy
 
 let cfg;
 try {
@@ -108,7 +109,7 @@ function runPrimary() {
     for (const w of old) {
       retiring.add(w.id);
       w.disconnect();
-      setTimeout(() => { if (!w.isDead()) w.process.kill('SIGTERM'); }, cfg.shutdownGraceMs + 5000).unref();
+      setTimeout(() => { if (!w.isDead()) w.process.kill('SIGTERM'); }, RETIRE_DRAIN_MS + cfg.shutdownGraceMs + 5000).unref();
     }
     await new Promise((resolve) => {
       const check = () => (old.every((w) => w.isDead()) ? resolve() : setTimeout(check, 100));
@@ -184,7 +185,17 @@ async function runWorker(localShipper) {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
-  if (cluster.isWorker) process.on('disconnect', shutdown);
+  if (cluster.isWorker) {
+    process.on('disconnect', () => {
+      // Retired by a tuning reload (or the primary is gone): the listening handle is already closed.
+      // Keep answering on the open keep-alive connections, each answer with Connection: close, for
+      // RETIRE_DRAIN_MS before the normal shutdown: closing an idle connection at once races HAProxy
+      // sending the next request on it (the client sees the connection dropped).
+      if (stopping) return;
+      server.on('request', (req, res) => res.setHeader('Connection', 'close'));
+      setTimeout(shutdown, RETIRE_DRAIN_MS);
+    });
+  }
 }
 
 process.on('unhandledRejection', (err) => {
