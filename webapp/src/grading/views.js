@@ -62,8 +62,8 @@ ${rows.length ? html`<table class="list compact" id="submissions"><thead><tr><th
 <tbody>${rows.map((r) => html`<tr data-assignment-id="${r.assignment_id}" data-username="${r.username}"><td>${r.username}</td><td>${r.section || ''}</td><td>Q${r.position} ${r.problem_title}</td>
 <td class="small">${r.submitted_at ? time(r.submitted_at) : html`<span class="muted">not submitted</span>`}</td><td class="num">${marks(r.score)}</td>
 <td class="num">${r.marks !== null ? html`${marks(r.marks)} / ${marks(r.max_marks)}` : ''}${r.open_regrades ? html` <span class="pill bad">regrade</span>` : ''}</td>
-<td>${manager ? html`<form method="post" action="/grading/assign" class="inline">${ui.csrf(req)}<input type="hidden" name="assignment_id" value="${r.assignment_id}">
-  <select name="ta_id" aria-label="TA for ${r.username} Q${r.position}" data-autosubmit><option value="">— none —</option>${tas.map((t) => html`<option value="${t.id}"${t.id === r.ta_id ? html` selected` : ''}>${t.username}</option>`)}</select>
+<td>${manager ? html`<form method="post" action="/grading/assign" class="inline taform">${ui.csrf(req)}<input type="hidden" name="assignment_id" value="${r.assignment_id}">
+  <select name="ta_id" aria-label="TA for ${r.username} Q${r.position}"><option value="">— none —</option>${tas.map((t) => html`<option value="${t.id}"${t.id === r.ta_id ? html` selected` : ''}>${t.username}</option>`)}</select>
   <button class="btn small" type="submit">Set</button></form>` : (r.ta_username || '')}</td>
 <td class="actions"><a class="btn small${r.marks === null && r.submitted_at ? ' primary' : ''}" href="/grading/a/${r.assignment_id}">${r.marks === null ? 'Grade' : 'Review'}</a></td></tr>`)}</tbody></table>`
   : html`<p class="empty" style="margin: 1rem">No assignments in this event.</p>`}

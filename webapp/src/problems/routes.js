@@ -31,7 +31,7 @@ module.exports = function problemsRoutes({ problems }) {
     return res.redirect(303, `/problems/${id}?done=created`);
   });
 
-  r.get('/:id', async (req, res) => showProblem(req, res, pid(req), { flash: FLASH[req.query.done] }));
+  r.get('/:id', async (req, res) => showProblem(req, res, pid(req), { flash: FLASH[req.query.done], editId: Number(req.query.edit) || null }));
   r.post('/:id', async (req, res) => {
     const id = pid(req);
     try { await problems.update(id, req.body); } catch (err) {

@@ -79,20 +79,19 @@ function checkResult(result) {
 </div>`;
 }
 
-function testRow(req, p, t, form) {
+function testRow(req, p, t, form, editId) {
+  const editing = (form && form.testId === t.id) || editId === t.id;
   const f = form && form.testId === t.id ? form : { values: { input: t.input, expected_output: t.expected_output, visibility: t.visibility, weight: String(t.weight), position: String(t.position) } };
   return html`<tr id="tc-${t.id}" data-visibility="${t.visibility}"><td class="num">${t.position}</td><td><span class="pill ${t.visibility === 'hidden' ? 'bad' : 'info'}">${t.visibility}</span></td>
   <td><pre class="io">${t.input}</pre></td><td><pre class="io">${t.expected_output}</pre></td><td class="num">${t.weight}</td>
-  <td class="actions">
-    <details class="addbox"${form && form.testId === t.id ? html` open` : ''}><summary>Edit</summary>
+  <td class="actions">${editing ? '' : html`<a class="btn small" href="/problems/${p.id}?edit=${t.id}#tc-${t.id}">Edit</a>`}
+    ${ui.actionForm(req, `/problems/${p.id}/tests/${t.id}/delete`, 'Delete', { cls: 'btn small danger', confirm: `Delete test case ${t.position}?` })}</td></tr>
+  ${editing ? html`<tr class="editrow"><td colspan="6">
       <form method="post" action="/problems/${p.id}/tests/${t.id}" novalidate>
         ${ui.formError(form && form.testId === t.id ? form : null)}
-        ${testFields(req, f, `-${t.id}`)}
-        <div class="formactions"><button class="btn small primary" type="submit">Save test</button></div>
-      </form>
-    </details>
-    ${ui.actionForm(req, `/problems/${p.id}/tests/${t.id}/delete`, 'Delete', { cls: 'btn small danger', confirm: `Delete test case ${t.position}?` })}
-  </td></tr>`;
+        ${testFields(req, f)}
+        <div class="formactions"><button class="btn small primary" type="submit">Save test case ${t.position}</button><a href="/problems/${p.id}#tests">Cancel</a></div>
+      </form></td></tr>` : ''}`;
 }
 
 function testFields(req, f) {
@@ -108,7 +107,7 @@ function testFields(req, f) {
   </div>`;
 }
 
-function problemPage(req, { p, tests, envs, form = {}, testForm, flash, check }) {
+function problemPage(req, { p, tests, envs, form = {}, testForm, flash, check, editId }) {
   const f = form.values ? form : { values: {
     title: p.title, category: p.category, statement_md: p.statement_md, template_code: p.template_code, solution_code: p.solution_code,
     env: p.env, time_limit_ms: String(p.time_limit_ms), memory_limit_mb: String(Math.round(p.memory_limit_kb / 1024)), compare_mode: p.compare_mode,
@@ -127,7 +126,7 @@ ${checkResult(check)}
 <div class="card">
   <h2>Test cases <span class="muted small">${vis} visible, ${tests.length - vis} hidden</span></h2>
   ${tests.length ? html`<table class="list compact" id="tests"><thead><tr><th>#</th><th>Visibility</th><th>Input</th><th>Expected output</th><th class="num">Weight</th><th></th></tr></thead>
-  <tbody>${tests.map((t) => testRow(req, p, t, testForm))}</tbody></table>` : html`<p class="empty">No test cases yet. Add visible ones (students see them) and hidden ones (used for the score).</p>`}
+  <tbody>${tests.map((t) => testRow(req, p, t, testForm, editId))}</tbody></table>` : html`<p class="empty">No test cases yet. Add visible ones (students see them) and hidden ones (used for the score).</p>`}
   <details class="addbox" id="add-test"${testForm && !testForm.testId ? html` open` : (tests.length ? '' : html` open`)}><summary>Add a test case</summary>
     ${ui.formError(testForm && !testForm.testId ? testForm : null)}
     <form method="post" action="/problems/${p.id}/tests" novalidate>
