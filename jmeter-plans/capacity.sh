@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Capacity search: runs bench.sh with more and more users (ramp-up proportional to
 # the users) until the login error % or the 99% line of all requests crosses its
-# threshold (or a save is lost), then narrows down between the last passing and the
+# threshold (or the error % of all requests does, or a save is lost: a login that
+# succeeds but whose session is lost later is a failure too), then narrows down between the last passing and the
 # first failing load, and prints the largest passing load with its table.
 #
 #   PLAN=webapp ./capacity.sh                  (what `make capacity` runs)
@@ -9,7 +10,7 @@
 # Env (defaults): PLAN (webapp), START users (webapp 100, engine 10, combined 50),
 # FACTOR growth per step (2), MAX users (webapp 3000, engine 1000, combined 2000),
 # REFINE bisection steps after the first failure (2), RAMP_PER_USER seconds of ramp-up
-# per user (0.1), MAX_LOGIN_ERR % (1.0), MAX_P99 ms (webapp 10000, engine/combined
+# per user (0.1), MAX_LOGIN_ERR % (1.0), MAX_ERR % of all requests (1.0), MAX_P99 ms (webapp 10000, engine/combined
 # 30000), ITERATIONS (5), THINK (2000), COOLDOWN seconds between steps (10), plus
 # whatever bench.sh reads (HOST, PORT, ENGINE_SHARE, JMETER_HEAP...).
 # Output: $RESULTS_DIR/capacity-<plan>-<time>/ with one bench run per step and
@@ -30,6 +31,7 @@ FACTOR=${FACTOR:-2}
 REFINE=${REFINE:-2}
 RAMP_PER_USER=${RAMP_PER_USER:-0.1}
 MAX_LOGIN_ERR=${MAX_LOGIN_ERR:-1.0}
+MAX_ERR=${MAX_ERR:-1.0}
 MAX_P99=${MAX_P99:-$d_p99}
 COOLDOWN=${COOLDOWN:-10}
 export ITERATIONS=${ITERATIONS:-5} THINK=${THINK:-2000} PLAN
@@ -42,7 +44,7 @@ dir_name=capacity-$PLAN-$(date -u +%Y%m%d-%H%M%S)
 cap="$RESULTS_ROOT/$dir_name"
 mkdir -p "$cap"
 echo "capacity search for $PLAN: from $START users x$FACTOR up to $MAX, then $REFINE refinements;" \
-     "pass = login error % <= $MAX_LOGIN_ERR and 99% line <= $MAX_P99 ms and no save lost"
+     "pass = login error % <= $MAX_LOGIN_ERR, 99% line <= $MAX_P99 ms, all errors <= $MAX_ERR %, no save lost"
 
 # load users for the largest step once (each bench run then reuses them)
 USERS=$MAX "$PLANS_DIR/load-data.sh" >/dev/null || exit 2
@@ -74,6 +76,7 @@ lost = not s.get("nothing_lost", {}).get("ok", False)
 why = []
 if le > $MAX_LOGIN_ERR: why.append("login errors %.2f%% > $MAX_LOGIN_ERR%%" % le)
 if p99 > $MAX_P99: why.append("99%% line %d ms > $MAX_P99" % p99)
+if t.get("error_pct", 100) > $MAX_ERR: why.append("errors %.2f%% > $MAX_ERR%%" % t.get("error_pct", 100))
 if lost: why.append("saves lost or unacknowledged")
 print("\t".join(["fail" if why else "pass", "%.3f" % le, "%.3f" % t.get("error_pct", 100), str(p99),
                  "%.0f" % t.get("average_ms", 0), "%.1f" % t.get("throughput_per_s", 0), "; ".join(why) or "ok"]))
@@ -117,7 +120,7 @@ for line in open(sys.argv[1]):
     steps.append({"users": int(u), "pass": v == "pass", "login_error_pct": le, "error_pct": te,
                   "p99_ms": p99, "average_ms": avg, "throughput_per_s": thr, "reason": why})
 json.dump({"plan": sys.argv[3], "largest_passing_users": int(sys.argv[4]),
-           "thresholds": {"max_login_error_pct": $MAX_LOGIN_ERR, "max_p99_ms": $MAX_P99},
+           "thresholds": {"max_login_error_pct": $MAX_LOGIN_ERR, "max_p99_ms": $MAX_P99, "max_error_pct": $MAX_ERR},
            "iterations": $ITERATIONS, "think_ms": $THINK, "ramp_per_user_s": $RAMP_PER_USER,
            "steps": sorted(steps, key=lambda s: s["users"])}, open(sys.argv[2], "w"), indent=1)
 EOF
