@@ -87,6 +87,7 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return {
       haproxy, mysql, apache: apacheConf(), tuning: tuningReport(),
       webWorkers: cfg ? cfg.workers : Number(env.WEB_WORKERS) || null,
+      globalMaxconn: env.HAPROXY_MAXCONN || null, // global maxconn is not in the stats CSV
       dbPoolSize: cfg && cfg.db ? cfg.db.poolSize : null,
       env: ENV_KEYS.map(([group, keys]) => ({ group, vars: keys.map((k) => ({ name: k, value: env[k] === undefined ? null : env[k] })) })),
       profile: readText(path.resolve(__dirname, '../../../tuning/profile.env')),

@@ -15,7 +15,8 @@ function knobsPage(req, { k }) {
     body: html`<div class="pagehead"><div><h1>Deployment</h1><p class="muted">What the running services use now (read-only). Change them with a tuning profile (tuning/) and restart or reload.</p></div>
 <div class="actions"><a class="btn primary" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a></div></div>
 <div class="stats" id="knobs">
-  <div class="stat"><span>HAProxy global maxconn</span><strong>${dash(k.haproxy.frontend ? k.haproxy.frontend.maxconn : null)}</strong></div>
+  <div class="stat"><span>HAProxy global maxconn</span><strong id="knob-haproxy-global">${dash(k.globalMaxconn)}</strong></div>
+  <div class="stat"><span>HAProxy listen maxconn</span><strong id="knob-haproxy-listen">${dash(k.haproxy.frontend ? k.haproxy.frontend.maxconn : null)}</strong></div>
   <div class="stat"><span>Webapp server maxconn</span><strong id="knob-webapp-maxconn">${dash(webSrv && webSrv.maxconn)}</strong></div>
   <div class="stat"><span>Engine server maxconn</span><strong id="knob-engine-maxconn">${dash(engineSrv && engineSrv.maxconn)}</strong></div>
   <div class="stat"><span>Node workers</span><strong id="knob-workers">${dash(k.webWorkers)}</strong></div>
