@@ -79,7 +79,7 @@ class Progress:
         self.i, self.label, self.t_run = 0, "", time.time()
         self.t0 = time.time()
         self.out, self.tty = out, out.isatty()
-        self._stop = threading.Event()
+        self._halt = threading.Event()
         self._last_print = 0
         self.th = threading.Thread(target=self._loop, daemon=True)
 
@@ -94,7 +94,7 @@ class Progress:
         self.done_est += self.est[i]
 
     def stop(self):
-        self._stop.set()
+        self._halt.set()
         self.th.join(2)
         if self.tty:
             self.out.write("\n")
@@ -114,7 +114,7 @@ class Progress:
                 f"  left ~{fmt_dur(left)}")
 
     def _loop(self):
-        while not self._stop.wait(1):
+        while not self._halt.wait(1):
             if self.tty:
                 self.out.write("\r" + self.line()[:160].ljust(160))
                 self.out.flush()
@@ -135,7 +135,7 @@ class Sampler(threading.Thread):
         self.st, self.interval = stack, interval
         self.pids = {p: stack.pid(p) for p in self.PROGS}
         self.samples = []
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def tree(self, pid):
         todo, seen = [pid], []
@@ -163,7 +163,7 @@ class Sampler(threading.Thread):
             return 0.0
 
     def run(self):
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             s = {"t": time.time(), "rss_mb": {}, "procs": {}}
             for prog, pid in self.pids.items():
                 if pid:
@@ -177,10 +177,10 @@ class Sampler(threading.Thread):
             if tc and tc.isdigit():
                 s["mysql_threads"] = int(tc)
             self.samples.append(s)
-            self._stop.wait(self.interval)
+            self._halt.wait(self.interval)
 
     def stop(self):
-        self._stop.set()
+        self._halt.set()
         self.join(5)
 
     def summary(self):
