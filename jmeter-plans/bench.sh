@@ -69,6 +69,7 @@ if [ "$PLAN" = combined ]; then
 fi
 
 run=${RUN_NAME:-$PLAN-${USERS}u-$(date -u +%Y%m%d-%H%M%S)}
+case "$run" in *[!A-Za-z0-9._-]*) die "RUN_NAME: letters, digits, . _ - only";; esac
 out="$RESULTS_ROOT/$run"
 mkdir -p "$out"
 ln -sfn "$run" "$RESULTS_ROOT/latest"
@@ -82,7 +83,7 @@ echo "run $run: $PLAN, $USERS users (webapp $webapp_users, engine $engine_users)
 java -Xms256m -Xmx"$JMETER_HEAP" -XX:+UseG1GC -jar "$JM_JAR" -n -t "$plan_file" \
   -Jhost="$HOST" -Jport="$PORT" -Jusers="$USERS" -Jwebapp_users="$webapp_users" -Jengine_users="$engine_users" \
   -Jrampup="$RAMPUP" -Jiterations="$ITERATIONS" -Jthink="$THINK" -Jcsv="$LOAD_CSV" \
-  -Jsample_variables=code_id,variant -Jsummariser.interval=30 \
+  -Jsample_variables=code_id,variant -Jsummariser.interval=30 -Jrun_id="$run" \
   -l "$out/results.csv" -j "$out/jmeter.log" -e -o "$out/dashboard" ${JMETER_ARGS:-} &
 jpid=$!
 python3 "$PLANS_DIR/bench/cpu_sampler.py" --out "$out/cpu.json" --jmeter-pid "$jpid" &
@@ -95,11 +96,14 @@ finished=$(date -u +%Y-%m-%dT%H:%M:%SZ); t1=$(date +%s)
 [ "$jrc" -eq 0 ] || echo "warning: JMeter exited with $jrc (see $out/jmeter.log)" >&2
 
 sleep "$SETTLE"   # a save that timed out on the client may still commit: count it too
+# this run's saves only: the plan writes "(run <name>)" into every saved program, so
+# other runs on the same load users at the same time are not counted
 sql "SELECT c.id, c.save_trigger FROM code c
        JOIN assignments a ON a.id = c.assignment_id
        JOIN users u ON u.id = a.user_id
        JOIN sections s ON s.id = u.section_id AND s.code = '$LOAD_SECTION'
-      WHERE c.id > $code_start AND c.save_trigger IN ('manual', 'auto', 'submit')" > "$out/db_saves.tsv"
+      WHERE c.id > $code_start AND c.save_trigger IN ('manual', 'auto', 'submit')
+        AND c.code LIKE '%(run $run)%'" > "$out/db_saves.tsv"
 
 python3 - "$out/meta.json" <<EOF
 import json, sys
