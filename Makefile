@@ -2,10 +2,10 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test
+.PHONY: help up down restart status logs db health env check test load-data bench capacity
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 up: ## install what is missing, start every service, wait until healthy
 	@$(PRUTOR) up
@@ -36,3 +36,14 @@ check: ## static checks only: compose config, hadolint, haproxy -c, apache2 -t
 
 test: ## bring the stack up, then static checks, rdb tests, every folder's test.sh, smoke test
 	@$(PRUTOR) test
+
+# Load runs against the running stack (jmeter-plans/README.md). The variables are
+# passed through the environment: PLAN USERS RAMPUP ITERATIONS THINK ENGINE_SHARE.
+load-data: ## create USERS load-test students with a published exam (REMOVE=1 deletes them)
+	@$(PRUTOR) run jmeter-plans/load-data.sh $(if $(REMOVE),--remove,)
+
+bench: ## one JMeter run (PLAN=webapp|engine|combined USERS=... RAMPUP ITERATIONS THINK): the thesis' table
+	@$(PRUTOR) run jmeter-plans/bench.sh
+
+capacity: ## raise the users until errors or the 99% line cross a threshold (PLAN=...)
+	@$(PRUTOR) run jmeter-plans/capacity.sh
