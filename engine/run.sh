@@ -11,6 +11,13 @@ export ENGINE_VAR=${ENGINE_VAR:-$PRUTOR_VAR/engine}
 ENGINE_USER=${ENGINE_USER:-www-data}
 [ "$(id -u)" = 0 ] || { echo "engine/run.sh: must run as root (Apache switches to $ENGINE_USER)" >&2; exit 1; }
 [ -x /usr/local/lib/prutor/prutor-box ] || "$REPO/sandbox/install.sh"
+# Apache's children and the sandbox slots read the code and the box root as other users.
+if ! su -s /bin/sh "$ENGINE_USER" -c "test -r '$HERE/public/index.php'"; then
+  echo "engine/run.sh: $ENGINE_USER cannot read $HERE/public: a parent folder is not" \
+       "traversable by other users (e.g. a checkout under /root); clone the repository" \
+       "under a world-traversable folder such as /srv or /work" >&2
+  exit 1
+fi
 
 export ENGINE_SLOTS=${ENGINE_SLOTS:-$(nproc)}
 export SANDBOX_SLOT_BASE=${SANDBOX_SLOT_BASE:-0}
