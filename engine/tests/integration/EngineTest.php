@@ -186,8 +186,9 @@ final class EngineTest extends TestCase
         $var = (string) (getenv('PRUTOR_VAR') ?: dirname(__DIR__, 3) . '/var');
         return [
             'infinite loop' => ["int main(void){ volatile unsigned long i = 0; for (;;) i++; }", ['time_limit']],
-            'fork bomb' => ["#include <unistd.h>\nint main(void){ for (;;) fork(); }", ['time_limit']],
-            'thread bomb' => ["#include <pthread.h>\nstatic void *spin(void *a){ for(;;); return a; }\nint main(void){ pthread_t t; for (;;) pthread_create(&t, 0, spin, 0); }", ['time_limit']],
+            // a bomb ends on whichever bound it reaches first: CPU/wall time or the memory its copies take
+            'fork bomb' => ["#include <unistd.h>\nint main(void){ for (;;) fork(); }", ['time_limit', 'memory_limit']],
+            'thread bomb' => ["#include <pthread.h>\nstatic void *spin(void *a){ for(;;); return a; }\nint main(void){ pthread_t t; for (;;) pthread_create(&t, 0, spin, 0); }", ['time_limit', 'memory_limit']],
             '4 GB malloc' => ["#include <stdlib.h>\n#include <string.h>\nint main(void){ for (int i = 0; i < 64; i++) { char *p = malloc(64 << 20); if (!p) return 3; memset(p, 1, 64 << 20); } return 0; }", ['memory_limit']],
             'huge stack' => ["int f(int n){ volatile char b[1 << 16]; for (int i = 0; i < (1 << 16); i += 512) b[i] = (char) n; return f(n + 1) + b[n & 1023]; }\nint main(void){ return f(1); }", ['memory_limit']],
             '1 GB file' => ["#include <stdio.h>\n#include <string.h>\nint main(void){ static char b[1 << 20]; memset(b, 'x', sizeof b); FILE *f = fopen(\"/tmp/big\", \"w\"); if (!f) f = fopen(\"big\", \"w\"); if (!f) return 4; for (int i = 0; i < 1024; i++) fwrite(b, 1, sizeof b, f); fclose(f); return 0; }", ['output_limit']],
