@@ -28,7 +28,8 @@ class ProfileTest(unittest.TestCase):
         p = P.resolve({}, cores=2)
         self.assertEqual(p["WEB_WORKERS"], 2)
         self.assertEqual(p["ENGINE_SLOTS"], 2)
-        self.assertEqual(p["ENGINE_MAXCONN"], 2)          # = slots
+        self.assertEqual(p["ENGINE_MAXCONN"], 4)          # = 2 x slots (a cached compile needs no slot)
+        self.assertEqual(p.display("ENGINE_TIMEOUT_QUEUE"), "3s")
         self.assertEqual(p["ENGINE_MAXQUEUE"], 64)        # = slots x 32
         self.assertEqual(p["ENGINE_MAX_WORKERS"], 16)     # = 8 x cores (engine/render-config.sh)
         self.assertEqual(p["ENGINE_SERVER_LIMIT"], 16)
@@ -59,7 +60,7 @@ class ProfileTest(unittest.TestCase):
 
     def test_listen_below_sum_of_server_maxconn(self):
         e = errors_of(os.path.join(FIX, "invalid-listen.env"))
-        self.assertTrue(any("below the sum of server maxconn (webapp 3000 + engine 2 = 3002)" in m for m in e), e)
+        self.assertTrue(any("below the sum of server maxconn (webapp 3000 + engine 4 = 3004)" in m for m in e), e)
 
     def test_engine_maxconn_far_above_slots(self):
         e = errors_of(os.path.join(FIX, "invalid-engine.env"))

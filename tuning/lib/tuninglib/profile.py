@@ -129,7 +129,7 @@ KNOBS = [
       "listen maxconn of the www frontend: client connections accepted at once", 16, 1000000),
     K("WEBAPP_MAXCONN", "webapp_maxconn", "int", lambda p, c: 2000, HAPROXY, "haproxy",
       "server maxconn of the webapp: requests passed to Node at once (the rest queue in HAProxy)", 1, 1000000),
-    K("ENGINE_MAXCONN", "engine_maxconn", "int", lambda p, c: p["ENGINE_SLOTS"], HAPROXY, "haproxy",
+    K("ENGINE_MAXCONN", "engine_maxconn", "int", lambda p, c: p["ENGINE_SLOTS"] * 2, HAPROXY, "haproxy",
       "server maxconn of the engine: compile/run requests admitted at once (near the slots)", 1, 100000),
     K("ENGINE_MAXQUEUE", "engine_maxqueue", "int", lambda p, c: p["ENGINE_SLOTS"] * 32, HAPROXY, "haproxy",
       "requests that may wait for the engine; beyond, an immediate 503", 0, 1000000),
@@ -147,7 +147,7 @@ KNOBS = [
       "timeout queue of the webapp backend (longest wait for a free slot)", 1, 86400000),
     K("ENGINE_TIMEOUT_SERVER", "engine_timeout_server", "dur", lambda p, c: 60000, HAPROXY, "haproxy",
       "timeout server of the engine backend", 1, 86400000),
-    K("ENGINE_TIMEOUT_QUEUE", "engine_timeout_queue", "dur", lambda p, c: 5000, HAPROXY, "haproxy",
+    K("ENGINE_TIMEOUT_QUEUE", "engine_timeout_queue", "dur", lambda p, c: 3000, HAPROXY, "haproxy",
       "timeout queue of the engine backend (short: a fast 503 beats a pile of timeouts)", 1, 86400000),
     # engine (Apache prefork + mod_php)
     K("ENGINE_SLOTS", "engine_slots", "int", lambda p, c: c, ENGINE_RESTART, "engine",
