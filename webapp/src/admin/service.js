@@ -64,9 +64,11 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     } catch (e) { return { error: e.message }; }
   }
 
+  // `tuning/tuning report` writes var/tuning/report/report.html (plots embedded) and
+  // report.md beside it; the HTML is preferred since it carries its plots.
   function tuningReport() {
-    const dir = path.join(varDir, 'tuning');
-    for (const name of ['report.md', 'report.html']) {
+    const dir = path.join(varDir, 'tuning', 'report');
+    for (const name of ['report.html', 'report.md']) {
       const f = readText(path.join(dir, name));
       if (f) return { name, file: path.join(dir, name), mtime: f.mtime, html: name.endsWith('.md') ? renderMarkdown(f.text) : null, text: f.text };
     }

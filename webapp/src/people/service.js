@@ -44,7 +44,7 @@ function canManage(actorRole, targetRole) {
   return actorRole === 'instructor' && targetRole !== 'admin';
 }
 
-function createPeopleService({ db, bcryptCost = 10, hashConcurrency = 4 }) {
+function createPeopleService({ db, sessions, bcryptCost = 10, hashConcurrency = 4 }) {
   const hash = (pw) => bcrypt.hash(pw, bcryptCost);
   const hashTemp = (pw) => bcrypt.hash(pw, Math.max(8, bcryptCost - 2));
 
@@ -171,6 +171,7 @@ function createPeopleService({ db, bcryptCost = 10, hashConcurrency = 4 }) {
     const generated = !password;
     if (!password) password = tempPassword();
     await db.query('UPDATE users SET password_hash = ? WHERE id = ?', [await hash(password), id]);
+    await sessions.revokeUser(id);
     return { username: user.username, password: generated ? password : null };
   }
 
@@ -179,6 +180,7 @@ function createPeopleService({ db, bcryptCost = 10, hashConcurrency = 4 }) {
     if (!canManage(actor.role, user.role)) throw forbidden('Only an admin can change an admin account.');
     if (id === actor.uid && !active) throw conflict('You cannot deactivate your own account.');
     await db.query('UPDATE users SET active = ? WHERE id = ?', [active ? 1 : 0, id]);
+    if (!active) await sessions.revokeUser(id);
     return user;
   }
 

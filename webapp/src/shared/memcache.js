@@ -48,6 +48,7 @@ function createMemcache(cfg) {
       });
     }),
     del: (key) => p((cb) => client.del(key, cb)),
+    delMulti: (keys) => Promise.all(keys.map((key) => p((cb) => client.del(key, cb)))),
     incr: (key, by = 1) => p((cb) => client.incr(key, by, cb)),
     version: () => p((cb) => client.version(cb)),
     // Open the whole pool now: poolSize requests in parallel each take a connection.

@@ -3,6 +3,9 @@
 // (CONTRACTS.md "Session"): cookie prutor.sid = <sid>.<sig>, sid = 32 random bytes
 // base64url (43 chars), sig = base64url(HMAC-SHA256(SESSION_SECRET, sid)) without
 // padding; memcached key sess:<sid> holds a JSON string (flags 0); TTL SESSION_TTL_S.
+// usess:<uid> lists a user's live sids (space-separated), so that deactivating an
+// account or resetting its password can end its sessions at once; it is written at
+// login only, never on the request path.
 const crypto = require('node:crypto');
 
 const COOKIE = 'prutor.sid';
@@ -82,10 +85,31 @@ function createSessions({ mc, secret, ttl, secure = false }) {
       created: Math.floor(Date.now() / 1000),
     };
     await mc.set(`sess:${sid}`, JSON.stringify(data), ttl);
+    await track(user.id, sid);
     setCookie(res, sid);
     req.session = data;
     req.sessionId = sid;
     return data;
+  }
+
+  // Adds sid to the user's list, dropping the sids whose sessions have expired.
+  async function track(uid, sid) {
+    const key = `usess:${uid}`;
+    const raw = await mc.get(key);
+    const sids = typeof raw === 'string' ? raw.split(' ').filter((s) => SID_RE.test(s)) : [];
+    const live = sids.length ? await mc.getMulti(sids.map((s) => `sess:${s}`)) : {};
+    const keep = sids.filter((s) => live[`sess:${s}`] !== undefined);
+    keep.push(sid);
+    await mc.set(key, keep.join(' '), ttl);
+  }
+
+  // Ends every session of a user (deactivation, password reset by staff).
+  async function revokeUser(uid) {
+    const key = `usess:${uid}`;
+    const raw = await mc.get(key);
+    const sids = typeof raw === 'string' ? raw.split(' ').filter((s) => SID_RE.test(s)) : [];
+    await mc.delMulti([...sids.map((s) => `sess:${s}`), key]);
+    return sids.length;
   }
 
   async function destroy(req, res) {
@@ -95,7 +119,7 @@ function createSessions({ mc, secret, ttl, secure = false }) {
     req.sessionId = null;
   }
 
-  return { middleware, create, destroy, setCookie, clearCookie };
+  return { middleware, create, destroy, revokeUser, setCookie, clearCookie };
 }
 
 module.exports = { createSessions, sign, verify, newId, cookieValue, readCookie, COOKIE };

@@ -29,7 +29,7 @@ function mountStaff(app, deps) {
   const { db, cfg, log = console } = deps;
   const staff = {
     ...deps,
-    people: createPeopleService({ db, bcryptCost: cfg.bcryptCost }),
+    people: createPeopleService({ db, sessions: deps.sessions, bcryptCost: cfg.bcryptCost }),
     problems: createProblemsService({ db, engineUrl: cfg.engineUrl }),
     events: createEventsService({ db }),
     live: createLiveService({ db }),

@@ -96,13 +96,21 @@ test('one account: validation keeps the input; reset password; deactivate blocks
   assert.equal(dup.status, 400);
   assert.match(dup.text, /is taken/);
 
+  const before = new Client();
+  assert.equal((await before.post('/accounts/login', { form: { username: u(31), password: ok.json.password } })).status, 302);
+  assert.equal((await before.get('/home')).status, 200);
   const reset = await postJson(instr, `/people/${id}/password`, { password_mode: 'generate' });
   assert.equal(reset.status, 200);
+  assert.equal((await before.get('/home')).status, 302, 'a password reset ends the sessions already open');
   const c = new Client();
   assert.equal((await c.post('/accounts/login', { form: { username: u(31), password: ok.json.password } })).status, 401, 'the old password no longer works');
   assert.equal((await c.post('/accounts/login', { form: { username: u(31), password: reset.json.password } })).status, 302);
 
+  assert.equal((await c.get('/home')).status, 200);
   assert.equal((await postForm(instr, `/people/${id}/deactivate`)).status, 303);
+  const home = await c.get('/home');
+  assert.equal(home.status, 302, 'deactivation ends the sessions already open');
+  assert.match(home.headers.get('location') || '', /\/accounts\/login/);
   const d = new Client();
   const refused = await d.post('/accounts/login', { form: { username: u(31), password: reset.json.password } });
   assert.equal(refused.status, 403);

@@ -82,3 +82,23 @@ test('a staff POST without the CSRF token is refused', async () => {
   assert.equal(r.status, 403);
   assert.match(r.text, /security token/);
 });
+
+test('the admin page serves the latest tuning report, to admins only', async () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const dir = path.join(process.env.PRUTOR_VAR || path.resolve(__dirname, '../../../var'), 'tuning', 'report');
+  const file = path.join(dir, 'report.html');
+  const existing = fs.existsSync(file) ? fs.readFileSync(file) : null;
+  const marker = `tuning report ${Date.now()}`;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(file, `<!doctype html><title>t</title><p>${marker}</p>`);
+  try {
+    const r = await clients.admin.get('/admin/tuning-report');
+    assert.equal(r.status, 200);
+    assert.match(r.text, new RegExp(marker));
+    assert.match(r.headers.get('content-security-policy') || '', /sandbox/);
+    assert.equal((await clients.instructor.get('/admin/tuning-report')).status, 403);
+  } finally {
+    if (existing) fs.writeFileSync(file, existing); else fs.rmSync(file);
+  }
+});
