@@ -43,7 +43,14 @@ check_compose() {
     --env-file "$ROOT/.env.example" config --format json | jq -r '
       [.services | to_entries[] | select((.value.ports // []) | length > 0) | .key] | join(" ")')
   [ "$services" = haproxy ] || { echo "only haproxy may publish ports; got: $services" >&2; return 1; }
-  echo "compose: docker-compose.yml valid; only haproxy publishes ports"
+  # Compose reads the same tuning profile as the native runner (a second --env-file).
+  local workers
+  workers=$("$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
+    --env-file "$ROOT/.env.example" --env-file "$ROOT/tuning/profiles/small.env" config --format json |
+    jq -r '.services.webapp.environment.WEB_WORKERS')
+  [ "$workers" = "$(sed -n 's/^WEB_WORKERS=//p' "$ROOT/tuning/profiles/small.env")" ] ||
+    { echo "compose does not take WEB_WORKERS from a tuning profile (got $workers)" >&2; return 1; }
+  echo "compose: docker-compose.yml valid; only haproxy publishes ports; tuning profiles apply"
 }
 
 check_hadolint() {
