@@ -114,9 +114,13 @@ test('a student sits the lab in the browser', { skip: !chromiumPath() && 'chromi
 
   await t.test('submit', async () => {
     await page.click('#btn-submit');
+    // The page may already say "Submitted" from an earlier run: wait for this submit's answer.
+    const answered = page.waitForResponse((r) => r.url().endsWith('/editor/save')
+      && /"trigger":"submit"|trigger=submit/.test(r.request().postData() || ''));
     await page.click('#submit-confirm');
-    await page.locator('#submit-state', { hasText: 'Submitted' }).waitFor();
-    assert.match(await page.locator('#save-state').innerText(), /^Saved/);
+    assert.equal((await answered).status(), 200);
+    await page.locator('#save-state', { hasText: /^Saved/ }).waitFor({ timeout: 15000 });
+    assert.match(await page.locator('#submit-state').innerText(), /^Submitted/);
     await shot('06-submitted');
   });
 
