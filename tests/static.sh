@@ -67,7 +67,7 @@ check_hadolint() {
 }
 
 check_haproxy() {
-  haproxy -c -f "$ROOT/haproxy/haproxy.cfg" 2>&1
+  haproxy -c -f "$ROOT/haproxy/haproxy.cfg" 2>&1 || return 1
   # The routing rules that matter, read back from the file itself.
   grep -Eq '^\s*acl engine_api\s+path /compile /execute /evaluate\s*$' "$ROOT/haproxy/haproxy.cfg" ||
     { echo "haproxy.cfg: exact-path ACL for /compile /execute /evaluate missing" >&2; return 1; }

@@ -402,7 +402,7 @@ final class Api
         $rc = $mc->getResultCode();
         $comp['memcached'] = in_array($rc, [\Memcached::RES_SUCCESS, \Memcached::RES_NOTFOUND], true) ? 'ok' : 'down';
         $ok = $ok && $comp['memcached'] === 'ok';
-        $mode = apcu_fetch('sandbox:isolation');
+        $mode = in_array($this->c->isolation, ['ns', 'plain'], true) ? $this->c->isolation : apcu_fetch('sandbox:isolation');
         if (!is_string($mode)) {
             $slot = Slots::tryAcquire($this->c);
             if ($slot !== null) {

@@ -63,7 +63,8 @@ final class Config
         $c->boxRoot = $c->engineDir . '/box';
         $c->cacheDir = $c->engineDir . '/cache';
         $cores = 2;
-        if (is_readable('/proc/cpuinfo')) {
+        // run.sh exports ENGINE_SLOTS; count the cores only when it is missing (mod_php rebuilds Config per request)
+        if (!ctype_digit((string) ($env['ENGINE_SLOTS'] ?? '')) && is_readable('/proc/cpuinfo')) {
             $cores = max(1, substr_count((string) file_get_contents('/proc/cpuinfo'), "\nprocessor") + 1);
         }
         $c->slots = max(1, $i('ENGINE_SLOTS', $cores));

@@ -42,12 +42,6 @@ final class Runner
         return $this->slot;
     }
 
-    public function isolation(): string
-    {
-        $this->slot();
-        return (string) $this->isolation;
-    }
-
     /** @param array<string, mixed> $env */
     public static function hash(array $env, string $code): string
     {

@@ -120,7 +120,6 @@ final class Sandbox
         $st = json_decode(trim($out), true);
         $mode = is_array($st) && ($st['status'] ?? '') === 'ok' ? 'ns' : 'plain';
         apcu_store('sandbox:isolation', $mode, 600);
-        apcu_store('sandbox:probe', is_array($st) ? $st : ['status' => 'no answer'], 600);
         return $mode;
     }
 }

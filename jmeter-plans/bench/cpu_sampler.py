@@ -70,14 +70,6 @@ def read_stat(pid):
     return comm, int(rest[1]), int(rest[11]) + int(rest[12]), int(rest[13]) + int(rest[14])
 
 
-def cmdline(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
 def machine():
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]

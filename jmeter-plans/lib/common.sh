@@ -1,21 +1,12 @@
 # Shared helpers of the jmeter-plans scripts (sourced, not executed).
-# Reads the database settings from the environment, falling back to
-# $PRUTOR_VAR/prutor.env (written by the infra) and then to CONTRACTS.md's defaults.
+# Run directly (not through `bin/prutor run`, as the Makefile does), a script gets
+# the services' environment from bin/prutor, with the same precedence.
 
 PLANS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPO_DIR=$(cd "$PLANS_DIR/.." && pwd)
 PRUTOR_VAR=${PRUTOR_VAR:-$REPO_DIR/var}
 
-if [ -z "${DB_PASSWORD:-}" ] && [ -f "$PRUTOR_VAR/prutor.env" ]; then
-  # only the DB_* and port settings; never echo them
-  while IFS='=' read -r k v; do
-    case "$k" in
-      DB_HOST|DB_PORT|DB_NAME|DB_USER|DB_PASSWORD|HAPROXY_PORT|MEMCACHED_PORT)
-        v=${v%\"}; v=${v#\"}; v=${v%\'}; v=${v#\'}
-        [ -z "${!k:-}" ] && export "$k=$v" ;;
-    esac
-  done < <(grep -E '^(export +)?[A-Z_]+=' "$PRUTOR_VAR/prutor.env" | sed -E 's/^export +//')
-fi
+[ -n "${PRUTOR_ROOT:-}" ] || eval "$("$REPO_DIR/bin/prutor" env)"
 DB_HOST=${DB_HOST:-127.0.0.1}
 DB_PORT=${DB_PORT:-3307}
 DB_NAME=${DB_NAME:-prutor}

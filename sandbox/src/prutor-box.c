@@ -280,7 +280,8 @@ int main(int argc, char **argv)
     snprintf(a_st, sizeof a_st, "%ld", mem_kb);
     snprintf(a_sz, sizeof a_sz, "%ld", (fsize_kb + 1024) * 1024L * 2);
 
-    char *av[MAX_ARGS + 8];
+    /* bwrap's ~52 arguments + the inner launcher's 9 + the command's (at most MAX_ARGS - 40) + NULL */
+    char *av[MAX_ARGS + 64];
     int n = 0;
     if (use_ns) {
         const char *bw[] = {BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -298,6 +299,7 @@ int main(int argc, char **argv)
     av[n++] = is_probe ? "0" : (is_run ? "2" : "1");
     av[n++] = a_cpu; av[n++] = a_as; av[n++] = a_fs; av[n++] = a_np; av[n++] = a_nf; av[n++] = a_st;
     av[n++] = "--";
+    if (n + (is_probe ? 1 : argc - cmd_at) >= (int)(sizeof av / sizeof av[0])) die("too many arguments");
     if (is_probe) av[n++] = "/usr/bin/true";
     else for (int i = cmd_at; i < argc; i++) av[n++] = argv[i];
     av[n] = NULL;

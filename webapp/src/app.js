@@ -62,6 +62,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/static', express.static(assets.DIST, {
     immutable: true, maxAge: '365d', index: false, fallthrough: false, etag: false, lastModified: false,
   }));
+  app.use('/staff-assets', require('./staff/assets').serveStaffAssets);
   app.get('/favicon.ico', (req, res) => res.status(204).end());
 
   app.use(contextMiddleware);
@@ -103,8 +104,6 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/editor', require('./editor/routes')(deps));
   app.use('/scratchpad', require('./scratchpad/routes')(deps));
   app.use('/practice', require('./practice/routes')(deps));
-  // Staff side mounts here, e.g.:
-  // app.use('/problems', requireRole('instructor', 'admin'), require('./problems/routes')(deps));
 
   app.use((req, res, next) => next(notFound('There is no page at this address.')));
   app.use(makeErrorHandler({ renderErrorPage: errorPage, log }));

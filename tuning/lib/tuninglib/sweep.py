@@ -248,8 +248,8 @@ def run_one(stack, prof, plan, users, params, opts, sweep_id, idx, log):
     sampler.start()
     t0 = time.time()
     with open(os.path.join(runs_dir, run_id + ".bench.txt"), "w") as out:
-        b = subprocess.run([os.path.join(ROOT, "jmeter-plans", "bench.sh")], stdout=out, stderr=subprocess.STDOUT,
-                           env=env)
+        b = subprocess.run([os.path.join(ROOT, "bin", "prutor"), "run", "jmeter-plans/bench.sh"], stdout=out,
+                           stderr=subprocess.STDOUT, env=env)
     sampler.stop()
     rec["duration_s"] = round(time.time() - t0, 1)
     rec["bench_exit"] = b.returncode

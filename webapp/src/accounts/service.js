@@ -49,4 +49,4 @@ function createAccountsService({ db, limiter, bcryptCost }) {
   return { login, changePassword };
 }
 
-module.exports = { createAccountsService, DUMMY_HASH };
+module.exports = { createAccountsService };

@@ -323,4 +323,4 @@ function createEventsService({ db }) {
   };
 }
 
-module.exports = { createEventsService, PUBLISH_SQL };
+module.exports = { createEventsService };

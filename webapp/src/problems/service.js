@@ -157,4 +157,4 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   return { list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS };
 }
 
-module.exports = { createProblemsService, ENVIRONMENTS };
+module.exports = { createProblemsService };

@@ -11,4 +11,4 @@ function contextMiddleware(req, res, next) {
 
 function current() { return als.getStore(); }
 
-module.exports = { contextMiddleware, current, als };
+module.exports = { contextMiddleware, current };

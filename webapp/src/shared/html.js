@@ -40,4 +40,4 @@ function jsonForScript(obj) {
     .replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029'));
 }
 
-module.exports = { html, raw, escapeHtml, jsonForScript, SafeHtml };
+module.exports = { html, raw, escapeHtml, jsonForScript };

@@ -9,7 +9,6 @@
 // (the sign-in tracker for users.last_login_at watches POST /accounts/login).
 const { requireRole } = require('../shared/auth');
 const { addNavItem } = require('../shared/nav');
-const { serveStaffAssets } = require('./assets');
 const { createPeopleService } = require('../people/service');
 const { createProblemsService } = require('../problems/service');
 const { createEventsService } = require('../events/service');
@@ -40,7 +39,6 @@ function mountStaff(app, deps) {
   deps.staff = staff;
   deps.logins = logins;
 
-  app.use('/staff-assets', serveStaffAssets);
   app.use('/accounts', logins.middleware);
   app.use('/people', requireRole('instructor', 'admin'), require('../people/routes')(staff));
   app.use('/problems', requireRole('instructor', 'admin'), require('../problems/routes')(staff));

@@ -92,4 +92,4 @@ function failed(err, body) {
   return { message: err.message, errors: err.fields || {}, values };
 }
 
-module.exports = { page, send, input, textarea, select, checkbox, csrf, flash, formError, actionForm, crumbs, failed, val };
+module.exports = { page, send, input, textarea, select, checkbox, csrf, flash, formError, actionForm, crumbs, failed };
