@@ -10,7 +10,7 @@ export PRUTOR_VAR=${PRUTOR_VAR:-$REPO/var}
 export ENGINE_VAR=${ENGINE_VAR:-$PRUTOR_VAR/engine}
 ENGINE_USER=${ENGINE_USER:-www-data}
 [ "$(id -u)" = 0 ] || { echo "engine/run.sh: must run as root (Apache switches to $ENGINE_USER)" >&2; exit 1; }
-[ -x /usr/local/lib/prutor/prutor-box ] || "$REPO/sandbox/install.sh"
+[ -x "${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}" ] || "$REPO/sandbox/install.sh"
 # Apache's children and the sandbox slots read the code and the box root as other users.
 if ! su -s /bin/sh "$ENGINE_USER" -c "test -r '$HERE/public/index.php'"; then
   echo "engine/run.sh: $ENGINE_USER cannot read $HERE/public: a parent folder is not" \

@@ -3,11 +3,14 @@
 # Idempotent and quick when everything is present. Must run as root.
 #   SANDBOX_USERS   number of slot users prutor-box0..N-1 to create (default 64)
 #   ENGINE_USER     the only user allowed to run the privileged launcher (default www-data)
+#   SANDBOX_LIBDIR  root-owned folder of the two launchers (default /usr/local/lib/prutor);
+#                   a second checkout on the same host can keep its own launchers apart
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SANDBOX_USERS=${SANDBOX_USERS:-64}
 ENGINE_USER=${ENGINE_USER:-www-data}
-LIBDIR=/usr/local/lib/prutor
+LIBDIR=${SANDBOX_LIBDIR:-/usr/local/lib/prutor}
+case "$LIBDIR" in /usr/local/lib/*) ;; *) echo "sandbox/install.sh: SANDBOX_LIBDIR must be under /usr/local/lib" >&2; exit 1 ;; esac
 
 [ "$(id -u)" = 0 ] || { echo "sandbox/install.sh: must run as root" >&2; exit 1; }
 
@@ -28,10 +31,10 @@ getent passwd "$ENGINE_USER" >/dev/null || useradd --system --no-create-home --s
 # Build both launchers; reinstall only when the source changed.
 mkdir -p "$LIBDIR"
 chmod 0755 "$LIBDIR"
-sum=$(cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" | sha256sum | cut -c1-64)
+sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c") | sha256sum | cut -c1-64)
 if [ "$(cat "$LIBDIR/.src.sha256" 2>/dev/null || true)" != "$sum" ] || [ ! -x "$LIBDIR/prutor-box" ]; then
   tmp=$(mktemp -d)
-  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-box" "$HERE/src/prutor-box.c"
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -DINNER="\"$LIBDIR/prutor-run\"" -o "$tmp/prutor-box" "$HERE/src/prutor-box.c"
   gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-run" "$HERE/src/prutor-run.c" -lseccomp
   install -o root -g root -m 0755 "$tmp/prutor-run" "$LIBDIR/prutor-run"
   install -o root -g "$(id -gn "$ENGINE_USER")" -m 0750 "$tmp/prutor-box" "$LIBDIR/prutor-box.new"

@@ -6,7 +6,7 @@
 # with two slots far from the engine's and removes it afterwards.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-LAUNCHER=/usr/local/lib/prutor/prutor-box
+LAUNCHER=${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}
 FIRST_SLOT=${SANDBOX_TEST_FIRST_SLOT:-60}
 CPU_MS=1000 WALL_MS=3000 MEMORY_KB=65536 FILE_SIZE_KB=1024 NPROC=8 NOFILE=16 OUTPUT_BYTES=65536
 

@@ -42,7 +42,10 @@
 
 #define CONF_PATH "/etc/prutor/sandbox.conf"
 #define BWRAP "/usr/bin/bwrap"
+/* the inner launcher sits beside this one (install.sh passes its directory at build time) */
+#ifndef INNER
 #define INNER "/usr/local/lib/prutor/prutor-run"
+#endif
 #define MAX_ARGS 64
 
 static int status_fd = 2;
