@@ -400,8 +400,8 @@ final class Api
         $mc = Session::memcached($this->c);
         $mc->get('health:engine');
         $rc = $mc->getResultCode();
+        // Not fatal: sessions are read from MariaDB while memcached is away (Session::load).
         $comp['memcached'] = in_array($rc, [\Memcached::RES_SUCCESS, \Memcached::RES_NOTFOUND], true) ? 'ok' : 'down';
-        $ok = $ok && $comp['memcached'] === 'ok';
         $mode = in_array($this->c->isolation, ['ns', 'plain'], true) ? $this->c->isolation : apcu_fetch('sandbox:isolation');
         if (!is_string($mode)) {
             $slot = Slots::tryAcquire($this->c);

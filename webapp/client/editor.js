@@ -8,6 +8,7 @@ import { EditorState, Compartment } from '@codemirror/state';
 import { indentWithTab } from '@codemirror/commands';
 import { cpp } from '@codemirror/lang-cpp';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
+import { createSaveClient } from './save-client.mjs';
 
 const AUTOSAVE_MS = 12000;
 
@@ -169,6 +170,9 @@ function onEdit() {
 })();
 
 // ---------- save ----------
+// Transport (client-made id, retries with backoff, Retry-After): save-client.mjs.
+const saveClient = createSaveClient({ url: '/editor/save', csrf, onStatus: (text, kind) => setSaveState(text, kind) });
+
 function save(trigger = 'manual', { keepalive = false } = {}) {
   if (closed) return Promise.resolve(null);
   if (saving) {
@@ -187,7 +191,7 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
   setSaveState(trigger === 'submit' ? 'Submitting…' : 'Saving…', 'busy');
   const btn = trigger === 'submit' ? $('#btn-submit') : (trigger === 'manual' ? $('#btn-save') : null);
   busy(btn, true);
-  saving = post('/editor/save', { assignment_id: data.assignmentId, branch_id: 0, trigger, code: text }, { keepalive: keepalive && text.length < 60000 })
+  saving = saveClient.save({ assignment_id: data.assignmentId, branch_id: 0, trigger, code: text }, { keepalive: keepalive && text.length < 60000 })
     .then((r) => {
       lastSaved = text;
       if (sessionLost) { sessionLost = false; $('#closed-banner').hidden = true; }
@@ -205,7 +209,7 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
       if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
       else if (e.status === 401) { onSessionLost(); setSaveState('Not saved: session ended', 'error'); }
       else if (e.status === 403 && e.code === 'csrf') { setSaveState('Not saved', 'error'); banner('This page is out of date. Copy your code if needed and reload the page.', 'error'); }
-      else setSaveState(`Not saved: ${e.network ? 'no connection' : e.message}`, 'error');
+      else setSaveState(`Not saved${e.attempts > 1 ? ` after ${e.attempts} tries` : ''}: ${e.network ? 'no connection' : e.message} Your code is kept in this browser.`, 'error');
       if (trigger !== 'auto') throw e;
       return null;
     })

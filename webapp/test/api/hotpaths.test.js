@@ -16,7 +16,8 @@ const mcHelper = require('../helpers/memcached');
 const dbh = require('../helpers/db');
 
 const LAB = 'Lab 1: Input and output';
-const BUDGET = { login: 1, home: 2, codebook: 1, editor: 2, save: 2 };
+// login: the user's row, then the session's durable copy (shared/session.js)
+const BUDGET = { login: 2, home: 2, codebook: 1, editor: 2, save: 2 };
 
 function freePort() {
   return new Promise((resolve) => { const s = net.createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); }); });
