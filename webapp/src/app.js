@@ -45,7 +45,9 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.locals.maxCodeBytes = cfg.maxCodeBytes;
 
   const sessions = createSessions({ mc, db, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure, log });
-  const limiter = createLoginLimiter({ mc, secret: cfg.sessionSecret, secure: cfg.cookieSecure, ...cfg.login });
+  const limiter = createLoginLimiter({
+    mc, secret: cfg.sessionSecret, secure: cfg.cookieSecure, storeTimeoutMs: cfg.memcached.timeoutMs * 2 + 100, ...cfg.login,
+  });
   const deps = {
     cfg, db, mc, telemetry, sessions,
     accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost }),

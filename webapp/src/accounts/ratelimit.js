@@ -15,10 +15,11 @@
 //                           behind the same NAT who fails on purpose, or floods the
 //                           hall's address, cannot lock that student out.
 //
-// When memcached is unreachable each worker keeps counting in memory (the library's
-// insurance limiter), so sign-in neither fails nor goes unlimited.
+// When memcached is unreachable, or does not answer in time (a restart can swallow
+// requests in flight), each worker keeps counting in memory (the library's insurance
+// limiter), so sign-in neither fails, hangs nor goes unlimited.
 const crypto = require('node:crypto');
-const { RateLimiterMemcache, RateLimiterMemory } = require('rate-limiter-flexible');
+const { RateLimiterMemcache, RateLimiterMemory, RLWrapperTimeouts } = require('rate-limiter-flexible');
 const { tooMany } = require('../shared/errors');
 
 const DEVICE_COOKIE = 'prutor.device';
@@ -29,12 +30,17 @@ const b64url = (b) => Buffer.from(b).toString('base64url');
 
 function createLoginLimiter({
   mc, secret, maxFailsPerAccountAddress, maxFailsPerAccount, maxFailsPerAddress, windowS, accountWindowS, secure = false,
+  storeTimeoutMs = 1500,
 }) {
   function limiter(keyPrefix, points, duration) {
-    return new RateLimiterMemcache({
-      storeClient: mc.client, keyPrefix, points, duration,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration }),
+    const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
+    const rl = new RLWrapperTimeouts({
+      limiter: new RateLimiterMemcache({ storeClient: mc.client, keyPrefix, points, duration, insuranceLimiter }),
+      timeoutMs: storeTimeoutMs,
+      insuranceLimiter,
     });
+    rl.bound = points;
+    return rl;
   }
   const byAccountAddress = limiter('rl:acctaddr', maxFailsPerAccountAddress, windowS);
   const byAccount = limiter('rl:acct', maxFailsPerAccount, accountWindowS);
@@ -88,7 +94,7 @@ function createLoginLimiter({
     const states = await Promise.all(p.checks.map(([l, key]) => l.get(key)));
     p.checks.forEach(([l, , kind], i) => {
       const s = states[i];
-      if (s && s.consumedPoints >= l.points) {
+      if (s && s.consumedPoints >= l.bound) {
         const secs = Math.max(1, Math.ceil(s.msBeforeNext / 1000));
         const wait = secs >= 120 ? `${Math.ceil(secs / 60)} minutes` : `${secs} seconds`;
         throw tooMany(`${MESSAGES[kind]} Wait ${wait}, or ask the invigilator to help.`, { retryAfter: secs, code: 'rate_limited', limit: kind });

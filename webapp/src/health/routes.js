@@ -37,7 +37,15 @@ module.exports = function healthRoutes({ db, mc, cfg }) {
     memcached: () => mc.version().then(() => null),
     mongodb: async () => {
       if (!mongo) mongo = new MongoClient(cfg.mongoUrl, { serverSelectionTimeoutMS: 1500, connectTimeoutMS: 1500, maxPoolSize: 1 });
-      await mongo.db().command({ ping: 1 });
+      try {
+        await mongo.db().command({ ping: 1 });
+      } catch (err) {
+        // a client whose topology closed (MongoDB restarted) never recovers: start afresh next time
+        const old = mongo;
+        mongo = null;
+        old.close().catch(() => {});
+        throw err;
+      }
       return null;
     },
     engine: async () => {
