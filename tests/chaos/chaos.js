@@ -9,7 +9,7 @@
 // Environment (tests/chaos/run.sh sets it): BASE_URL, USERS_CSV (username,password,
 // assignment_id,problem), FAULTS (names, space-separated), SETTLE_S (quiet time after
 // recovery before the next fault), THINK_MS, ENGINE_EVERY (one engine call per N
-// iterations), REPORT (JSON file), PRUTOR_ROOT, DB_* (the row check), plus what the
+// iterations), RAMP_MS (between two sign-ins), REPORT (JSON file), PRUTOR_ROOT, DB_* (the row check), plus what the
 // fault commands need (bin/prutor's environment).
 const fs = require('node:fs');
 const path = require('node:path');
@@ -20,11 +20,12 @@ const mysql = require(path.join(ROOT, 'webapp', 'node_modules', 'mysql2', 'promi
 
 const BASE = process.env.BASE_URL || `http://127.0.0.1:${process.env.HAPROXY_PORT || 8080}`;
 const THINK_MS = Number(process.env.THINK_MS || 1000);
+const RAMP_MS = Number(process.env.RAMP_MS || 48);
 const ENGINE_EVERY = Number(process.env.ENGINE_EVERY || 15);
 const SETTLE_S = Number(process.env.SETTLE_S || 5);
 const RECOVER_TIMEOUT_S = Number(process.env.RECOVER_TIMEOUT_S || 120);
 const RUN = crypto.randomBytes(4).toString('hex');
-const FAULT_NAMES = (process.env.FAULTS || 'webapp-worker-kill memcached-restart mariadb-restart ferretdb-restart engine-graceful engine-hard haproxy-reload haproxy-restart engine-cache-fill').split(/\s+/).filter(Boolean);
+const FAULT_NAMES = (process.env.FAULTS || 'webapp-worker-kill webapp-roll memcached-restart mariadb-restart ferretdb-restart engine-graceful engine-hard haproxy-reload haproxy-restart engine-cache-fill').split(/\s+/).filter(Boolean);
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => Date.now();
@@ -65,6 +66,7 @@ const FAULTS = {
     process.kill(workers[0], 'SIGKILL');
     return `kill -9 worker ${workers[0]}`;
   },
+  'webapp-roll': async () => { await ctl('signal', 'HUP', 'webapp'); return 'every webapp worker replaced in turn (SIGHUP)'; },
   'memcached-restart': async () => { await ctl('restart', 'memcached'); return 'supervisorctl restart memcached'; },
   'mariadb-restart': async () => { await ctl('restart', 'mariadb'); return 'supervisorctl restart mariadb'; },
   'ferretdb-restart': async () => { await ctl('restart', 'ferretdb'); return 'supervisorctl restart ferretdb'; },
@@ -78,16 +80,20 @@ for (const f of FAULT_NAMES) if (!FAULTS[f]) { console.error(`chaos: unknown fau
 
 // Healthy: every component through HAProxy (the webapp's aggregate names MySQL,
 // memcached, MongoDB and the engine) and the engine's own check.
+let unhealthyBecause = '';
 async function healthy() {
   try {
     const [w, e] = await Promise.all([
       fetch(`${BASE}/healthz`, { signal: AbortSignal.timeout(3000) }),
       fetch(`${BASE}/engine/healthz`, { signal: AbortSignal.timeout(3000) }),
     ]);
-    if (w.status !== 200 || e.status !== 200) return false;
-    const body = await w.json();
-    return Object.values(body.components || {}).every((c) => c.status === 'ok');
-  } catch { return false; }
+    const body = await w.json().catch(() => ({}));
+    const failing = Object.entries(body.components || {}).filter(([, c]) => c.status !== 'ok').map(([k, c]) => `${k}: ${c.error || c.status}`);
+    if (w.status !== 200) failing.push(`/healthz ${w.status}`);
+    if (e.status !== 200) failing.push(`/engine/healthz ${e.status}`);
+    unhealthyBecause = failing.join('; ');
+    return failing.length === 0;
+  } catch (err) { unhealthyBecause = String(err.message || err); return false; }
 }
 
 // ------------------------------------------------------------------ accounting
@@ -101,6 +107,7 @@ openWindow('steady', 'no fault');
 const acked = new Map();  // token -> {user, code_id}
 const signedOutEver = new Set();
 let stopping = false;
+let signedIn = 0;
 
 function count(status) { current.requests++; if (status !== 'ok') current.failed[status] = (current.failed[status] || 0) + 1; }
 function signedOut(user, why) {
@@ -134,13 +141,16 @@ class Student {
     }
     let json = null;
     try { json = await res.json(); } catch { /* not JSON */ }
-    return { status: res.status, json, headers: res.headers };
+    // HAProxy's own 503 (no server up, or its queue full: haproxy.cfg's http-error
+    // bodies) is told apart from a 503 the webapp or the engine answered.
+    const fromProxy = res.status === 503 && json && /busy or restarting|code runner is busy/.test(json.error || '');
+    return { status: fromProxy ? '503-proxy' : res.status, json, headers: res.headers };
   }
 
   async login() {
     for (let attempt = 0; !stopping; attempt++) {
       const r = await this.request('POST', '/accounts/login', { username: this.username, password: this.password });
-      if (r.status === 200 && r.json && r.json.csrf) { this.csrf = r.json.csrf; return true; }
+      if (r.status === 200 && r.json && r.json.csrf) { this.csrf = r.json.csrf; signedIn++; return true; }
       await sleep(Math.min(5000, 500 * 2 ** attempt));
     }
     return false;
@@ -176,7 +186,7 @@ class Student {
         return;
       }
       count(r.status);
-      if (typeof r.status === 'number' && r.status < 500 && r.status !== 429) {
+      if (typeof r.status === 'number' && r.status < 500 && r.status !== 429 && r.status !== 408) {
         log(`save refused ${r.status}: ${r.json && r.json.error}`);
         return;
       }
@@ -208,8 +218,13 @@ async function main() {
   const students = csv.map((l) => { const [username, password, assignment] = l.split(','); return new Student({ username, password, assignment: Number(assignment) }); });
   log(`run ${RUN}: ${students.length} students through ${BASE}; faults: ${FAULT_NAMES.join(', ')}`);
   if (!(await healthy())) throw new Error('the stack is not healthy before the run (make up)');
-  const running = students.map((s, i) => sleep(i * 20).then(() => s.run()));
-  await sleep(Math.max(5000, students.length * 20 + 3000));
+  // sign-ins arrive at RAMP_MS intervals (the thesis' 21 a second by default); the
+  // faults start once everybody is in (or after a minute more)
+  const running = students.map((s, i) => sleep(i * RAMP_MS).then(() => s.run()));
+  const rampEnd = now() + students.length * RAMP_MS + 60000;
+  while (signedIn < students.length && now() < rampEnd) await sleep(500);
+  log(`${signedIn} of ${students.length} students signed in`);
+  await sleep(3000);
 
   for (const name of FAULT_NAMES) {
     openWindow(name, '');
@@ -218,10 +233,14 @@ async function main() {
     log(`fault ${name}: ${current.how} (the command took ${((now() - t0) / 1000).toFixed(1)} s)`);
     await sleep(500);
     // recovered: the first moment every component answers healthy again
+    const reasons = new Set();
     while (now() - t0 < RECOVER_TIMEOUT_S * 1000) {
       if (await healthy()) { current.recoveredMs = now() - t0; break; }
+      reasons.add(unhealthyBecause.replace(/\d+ ms/g, 'N ms'));
       await sleep(250);
     }
+    current.unhealthy = [...reasons].slice(0, 5);
+    if (reasons.size) log(`${name}: unhealthy meanwhile: ${current.unhealthy.join(' | ')}`);
     log(`${name}: healthy after ${current.recoveredMs === null ? 'never' : `${(current.recoveredMs / 1000).toFixed(1)} s`}`);
     await sleep(SETTLE_S * 1000);
   }
@@ -254,7 +273,7 @@ async function main() {
   }
   lines.push('');
   lines.push(`acknowledged saves ${acked.size}, stored ${[...acked.keys()].filter((t) => stored.has(t)).length} of them, lost ${lost.length}, duplicate rows ${duplicates}, answered with another row ${wrongRow}; stored without an acknowledgement (answer lost, run ended) ${storedUnacked}`);
-  lines.push(`students signed out: ${signedOutEver.size}; every component healthy at the end: ${allHealthy ? 'yes' : 'NO'}`);
+  lines.push(`students signed out: ${signedOutEver.size}; every component healthy at the end: ${allHealthy ? 'yes' : `NO (${unhealthyBecause})`}`);
   const ok = lost.length === 0 && duplicates === 0 && wrongRow === 0 && signedOutEver.size === 0 && allHealthy
     && windows.every((w) => w.name === 'steady' || w.recoveredMs !== null) && acked.size > 0;
   lines.push(ok ? 'chaos: PASS' : 'chaos: FAIL');
