@@ -21,6 +21,13 @@ final class SessionTest extends TestCase
         $this->assertSame(self::SID, Session::verify($cookie, 's3cret'));
     }
 
+    public function testDurableCopyKeyIsTheWebappsSha256OfTheSid(): void
+    {
+        // the same vector as webapp/test/unit/session.test.js
+        $this->assertSame('RqIZl4LIgn8KxW9QO-nTnv7pf0CnNrksx9fF-CXP2FE',
+            Session::storeKey('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ'));
+    }
+
     public function testBadSignaturesAreRefused(): void
     {
         $cookie = Session::sign(self::SID, 's3cret');

@@ -70,9 +70,8 @@ function createLoginLimiter({
   function plan(username, ip, deviceCookie) {
     const user = keyPart(username);
     const device = deviceFor(username, deviceCookie);
-    if (device) return { device: true, checks: [[byDevice, `${user}:${device}`, 'device']] };
+    if (device) return { checks: [[byDevice, `${user}:${device}`, 'device']] };
     return {
-      device: false,
       checks: [
         [byAccountAddress, `${user}:${keyPart(ip)}`, 'account-address'],
         [byAccount, user, 'account'],

@@ -47,16 +47,8 @@ function createMemcache(cfg) {
   const mc = {
     client,
     get: (key) => p((cb) => client.get(key, cb)),
-    getMulti: (keys) => p((cb) => client.getMulti(keys, cb)),
     set: (key, value, ttl) => p((cb) => client.set(key, value, ttl, cb)),
-    add: (key, value, ttl) => p((cb) => client.add(key, value, ttl, (err) => {
-      if (!err) return cb(null, true);
-      if (/not stored/i.test(String(err.message || err))) return cb(null, false);
-      return cb(err);
-    })),
     del: (key) => p((cb) => client.del(key, cb)),
-    delMulti: (keys) => Promise.all(keys.map((key) => p((cb) => client.del(key, cb)))),
-    incr: (key, by = 1) => p((cb) => client.incr(key, by, cb)),
     version: () => p((cb) => client.version(cb)),
     // Open the whole pool now: poolSize requests in parallel each take a connection.
     async warm() {

@@ -190,7 +190,8 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
   // copies; `keep` names one sid to spare (none by default). Returns how many ended.
   async function revokeUser(uid, { keep = null } = {}) {
     const rows = await db.query('SELECT id, sid_sealed FROM sessions WHERE user_id = ?', [uid]);
-    const gone = rows.filter((r) => !keep || r.id !== storeKey(keep));
+    const spared = keep ? storeKey(keep) : null;
+    const gone = rows.filter((r) => r.id !== spared);
     if (!gone.length) return 0;
     await db.query(
       `DELETE FROM sessions WHERE user_id = ? AND id IN (${gone.map(() => '?').join(',')})`,
