@@ -212,6 +212,27 @@ class Student {
   }
 }
 
+// How many of the acknowledged saves have their telemetry event in MongoDB, after
+// giving the shipper (every 2 s) time to catch up; null when MongoDB does not answer.
+async function telemetryShipped(codeIds) {
+  const { MongoClient } = require(path.join(ROOT, 'webapp', 'node_modules', 'mongodb'));
+  const client = new MongoClient(process.env.MONGO_URL || 'mongodb://127.0.0.1:27017/prutor', { serverSelectionTimeoutMS: 3000 });
+  const deadline = now() + 30000;
+  let found = 0;
+  try {
+    const coll = client.db().collection('telemetry');
+    while (now() < deadline) {
+      found = 0;
+      for (let i = 0; i < codeIds.length; i += 1000) {
+        found += (await coll.distinct('code_id', { kind: 'save', code_id: { $in: codeIds.slice(i, i + 1000) } })).length;
+      }
+      if (found >= codeIds.length) break;
+      await sleep(3000);
+    }
+    return found;
+  } catch { return null; } finally { await client.close().catch(() => {}); }
+}
+
 // ------------------------------------------------------------------ the run
 async function main() {
   const csv = fs.readFileSync(process.env.USERS_CSV, 'utf8').trim().split('\n').filter((l) => /^\w/.test(l) && !/^username,/.test(l));
@@ -259,6 +280,7 @@ async function main() {
   const wrongRow = [...acked].filter(([t, a]) => stored.has(t) && !stored.get(t).includes(a.code_id)).length;
   const storedUnacked = [...stored.keys()].filter((t) => !acked.has(t)).length;
   const allHealthy = await healthy();
+  const telemetry = await telemetryShipped([...acked.values()].map((a) => a.code_id));
 
   // ---- report
   const statusText = (f) => Object.entries(f).map(([k, v]) => `${k}:${v}`).join(' ') || '-';
@@ -273,6 +295,7 @@ async function main() {
   }
   lines.push('');
   lines.push(`acknowledged saves ${acked.size}, stored ${[...acked.keys()].filter((t) => stored.has(t)).length} of them, lost ${lost.length}, duplicate rows ${duplicates}, answered with another row ${wrongRow}; stored without an acknowledgement (answer lost, run ended) ${storedUnacked}`);
+  lines.push(`telemetry: save events in MongoDB for ${telemetry === null ? '(not counted: MongoDB did not answer)' : `${telemetry} of the ${acked.size}`} acknowledged saves (buffered through the FerretDB restart, shipped later; a worker killed with -9 takes the few events it had not yet handed over)`);
   lines.push(`students signed out: ${signedOutEver.size}; every component healthy at the end: ${allHealthy ? 'yes' : `NO (${unhealthyBecause})`}`);
   const ok = lost.length === 0 && duplicates === 0 && wrongRow === 0 && signedOutEver.size === 0 && allHealthy
     && windows.every((w) => w.name === 'steady' || w.recoveredMs !== null) && acked.size > 0;

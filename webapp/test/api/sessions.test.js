@@ -157,3 +157,32 @@ test('the change of one\'s own password ends the user\'s sessions in both stores
     assert.equal(back.status, 200);
   }
 });
+
+test('the session API for other domains: listUser, revokeUser keeping one, update of both copies', async () => {
+  const { createSessions } = require('../../src/shared/session');
+  const { createDb } = require('../../src/shared/db');
+  const { createMemcache } = require('../../src/shared/memcache');
+  const db = createDb({ ...env.db, poolSize: 2 });
+  const mcc = createMemcache({ ...env.memcached, poolSize: 2, timeoutMs: 1000 });
+  try {
+    const sessions = createSessions({ mc: mcc, db, secret: env.sessionSecret, ttl: 600 });
+    const a = new Client();
+    await a.login('student17');
+    const b = new Client();
+    await b.login('student17');
+    const uid = await dbh.userId('student17');
+    const listed = (await sessions.listUser(uid)).map((s) => s.sid);
+    assert.ok(listed.includes(a.sid()) && listed.includes(b.sid()), 'both sessions listed with their sids');
+    assert.equal(await sessions.revokeUser(uid, { keep: a.sid() }), listed.length - 1);
+    assert.equal((await a.get('/home')).status, 200, 'the one kept lives');
+    assert.equal((await b.get('/home')).status, 302, 'the others ended');
+    const req = { session: JSON.parse((await mc.get(`sess:${a.sid()}`)).value), sessionId: a.sid() };
+    await sessions.update(req, { name: `Renamed ${TAG}` });
+    assert.equal(JSON.parse((await mc.get(`sess:${a.sid()}`)).value).name, `Renamed ${TAG}`);
+    assert.match((await dbh.q('SELECT data FROM sessions WHERE id = ?', [storeKey(a.sid())]))[0].data, new RegExp(`Renamed ${TAG}`));
+    await sessions.revokeUser(uid);
+  } finally {
+    mcc.close();
+    await db.close();
+  }
+});
