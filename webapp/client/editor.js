@@ -15,7 +15,7 @@ const $ = (sel) => document.querySelector(sel);
 const data = JSON.parse($('#editor-data').textContent);
 const csrf = document.querySelector('meta[name="csrf-token"]').content;
 const backupKey = `prutor:code:${data.assignmentId}`;
-const skew = new Date(data.serverNow).getTime() - Date.now();
+let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
 
 let closed = !!data.closed;
@@ -396,7 +396,27 @@ if ($('#btn-submit')) {
   });
 }
 
-// ---------- deadline ----------
+// ---------- deadline: the server's, followed while the page is open ----------
+// The page polls its event's timing version (/exam/timing/:event, cheap: no
+// session, cached per worker) every ~30 s, every ~10 s in the last minutes; when
+// it moves (an extension, a closure), it fetches its own window and the countdown
+// follows. At zero it closes, then asks the server, which may reopen it.
+const POLL_MS = 30000;
+const POLL_SOON_MS = 10000;
+const SOON_MS = 5 * 60 * 1000;
+const WARN_AT_MS = [5 * 60 * 1000, 60 * 1000];
+let deadline = data.deadline ? new Date(data.deadline).getTime() : null;
+let timingVersion = data.timingVersion || 0;
+let finalSaveDone = false;
+let warned = new Set();
+
+function setSubmitState(at, automatic) {
+  const s = $('#submit-state');
+  if (!s || !at) return;
+  s.textContent = `${automatic ? 'Submitted automatically' : 'Submitted'} ${clock(new Date(at))}`;
+  s.className = 'pill ok';
+}
+
 function closeEditor(message) {
   closed = true;
   view.dispatch({ effects: editable.reconfigure([EditorView.editable.of(false), EditorState.readOnly.of(true)]) });
@@ -406,23 +426,92 @@ function closeEditor(message) {
   if (c) { c.classList.add('over'); c.querySelector('.label').textContent = 'Closed'; c.querySelector('strong').textContent = ''; }
 }
 
-if (data.deadline) {
-  const deadline = new Date(data.deadline).getTime();
+function reopenEditor() {
+  closed = false;
+  view.dispatch({ effects: editable.reconfigure([EditorView.editable.of(true), EditorState.readOnly.of(false)]) });
+  ['#btn-save', '#btn-submit', '#btn-compile', '#btn-run', '#btn-evaluate'].forEach((s) => { const b = $(s); if (b) { delete b.dataset.needsOpen; b.disabled = false; } });
   const c = $('#countdown');
-  let finalSaveDone = false;
-  const tick = () => {
-    if (closed) return;
-    const left = deadline - serverNow();
-    if (left <= 0) { closeEditor(); return; }
-    if (left < 20000 && !finalSaveDone) { finalSaveDone = true; save('auto'); }
-    const secs = Math.floor(left / 1000);
-    const d = Math.floor(secs / 86400);
-    const h = Math.floor((secs % 86400) / 3600);
-    const m = Math.floor((secs % 3600) / 60);
-    c.querySelector('strong').textContent = d ? `${d}d ${h}h ${pad(m)}m` : `${pad(h)}:${pad(m)}:${pad(secs % 60)}`;
-    c.classList.toggle('soon', left < 5 * 60 * 1000);
-  };
-  if (closed) closeEditor(); else { tick(); setInterval(tick, 1000); }
+  if (c) { c.classList.remove('over'); c.querySelector('.label').textContent = 'Time left'; }
+}
+
+function tick() {
+  if (deadline === null) return;
+  const c = $('#countdown');
+  const left = deadline - serverNow();
+  if (closed) return;
+  if (left <= 0) {
+    closeEditor();
+    // the server has the last word (an extension may have just been given)
+    setTimeout(refreshStatus, Math.random() * 3000);
+    return;
+  }
+  if (left < 20000 && !finalSaveDone) { finalSaveDone = true; save('auto'); }
+  for (const w of WARN_AT_MS) {
+    if (left <= w && left > w - 60000 && !warned.has(w)) {
+      warned.add(w);
+      const mins = Math.round(w / 60000);
+      banner(`${mins === 1 ? 'One minute' : `${mins} minutes`} left. Your code is saved automatically; ${data.canSubmit ? (data.gradedBasis === 'last_save' ? 'your last saved code at the deadline is graded.' : 'submit now, or your last saved code is submitted for you at the deadline.') : 'save your work.'}`, 'warn');
+    }
+  }
+  const secs = Math.floor(left / 1000);
+  const d = Math.floor(secs / 86400);
+  const h = Math.floor((secs % 86400) / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  c.querySelector('strong').textContent = d ? `${d}d ${h}h ${pad(m)}m` : `${pad(h)}:${pad(m)}:${pad(secs % 60)}`;
+  c.classList.toggle('soon', left < SOON_MS);
+}
+
+function applyStatus(st) {
+  if (st.server_now) skew = new Date(st.server_now).getTime() - Date.now();
+  timingVersion = st.timing_version;
+  if (st.submitted_at) setSubmitState(st.submitted_at, st.submitted_automatically);
+  if (!st.deadline) return;
+  const next = new Date(st.deadline).getTime();
+  const moved = next !== deadline;
+  deadline = next;
+  const c = $('#countdown');
+  if (c) { c.dataset.deadline = st.deadline; c.title = `Closes ${st.deadline}`; }
+  if (st.state === 'open' && closed && !sessionLost) {
+    reopenEditor();
+    banner(`Your time was extended: the event now closes at ${clock(new Date(deadline))}.`, 'info');
+  } else if (st.state === 'open' && moved) {
+    banner(`The deadline changed: the event now closes at ${clock(new Date(deadline))}.`, 'info');
+  } else if (st.state === 'closed' && !closed) {
+    closeEditor(moved ? 'Your instructor closed this event. Your last saved code is kept; it can no longer be changed or submitted.' : undefined);
+  }
+  if (moved) { finalSaveDone = false; warned = new Set(); }
+  tick();
+}
+
+async function refreshStatus() {
+  try {
+    const res = await fetch(`/editor/${data.assignmentId}/status`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    if (res.status === 401) { onSessionLost(); return; }
+    if (res.ok) applyStatus(await res.json());
+  } catch { /* offline: the next poll retries */ }
+}
+
+function schedulePoll() {
+  const left = deadline - serverNow();
+  const base = left < SOON_MS && left > -SOON_MS ? POLL_SOON_MS : POLL_MS;
+  setTimeout(pollTiming, base * (0.75 + Math.random() * 0.5));
+}
+
+async function pollTiming() {
+  try {
+    const res = await fetch(`/exam/timing/${data.eventId}`, { headers: { Accept: 'application/json' } });
+    if (res.ok) {
+      const { v } = await res.json();
+      if (v !== timingVersion) await refreshStatus();
+    }
+  } catch { /* offline: try again later */ }
+  schedulePoll();
+}
+
+if (deadline !== null) {
+  if (closed) closeEditor(); else tick();
+  setInterval(tick, 1000);
+  schedulePoll();
 } else if (closed) closeEditor();
 
 if (data.savedAt && !closed) setSaveState(`Saved ${clock(new Date(data.savedAt))}`, 'ok');

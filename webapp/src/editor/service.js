@@ -21,8 +21,9 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
        p.title AS problem_title, p.statement_md, p.template_code, p.env, p.time_limit_ms,
        q.position, q.max_marks,
        s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
-       sub.submitted_at,
-       c.code AS latest_code, c.save_time AS latest_save_time,
+       sub.submitted_at, sub.automatic AS submitted_automatically, e.graded_basis, e.description AS event_description,
+       c.id AS latest_code_id, c.code AS latest_code, c.save_time AS latest_save_time,
+       et.version AS timing_version,
        UTC_TIMESTAMP(3) AS now_utc
   FROM assignments a
   JOIN users u                ON u.id = a.user_id
@@ -32,6 +33,7 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
   LEFT JOIN slots sl          ON sl.event_id = a.event_id AND sl.section_id = u.section_id
   LEFT JOIN schedules s       ON s.id = sl.schedule_id
   LEFT JOIN submissions sub   ON sub.assignment_id = a.id
+  LEFT JOIN event_timing et   ON et.event_id = a.event_id
   LEFT JOIN code c            ON c.id = (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id
                                           ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)
  WHERE a.id = ? AND a.user_id = ?`;
@@ -56,6 +58,22 @@ SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS st
   JOIN users u          ON u.id = a.user_id
   LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
   LEFT JOIN schedules s ON s.id = sl.schedule_id
+ WHERE a.id = ? AND a.user_id = ?`;
+
+// What an open editor polls for when its event's timing version moves: the
+// student's current window (extensions and closures), the submission, the
+// latest stored version (another tab may have saved).
+const STATUS_SQL = `
+SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
+       sub.submitted_at, sub.automatic AS submitted_automatically, et.version AS timing_version,
+       (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1) AS latest_code_id,
+       UTC_TIMESTAMP(3) AS now_utc
+  FROM assignments a
+  JOIN users u              ON u.id = a.user_id
+  LEFT JOIN slots sl        ON sl.event_id = a.event_id AND sl.section_id = u.section_id
+  LEFT JOIN schedules s     ON s.id = sl.schedule_id
+  LEFT JOIN submissions sub ON sub.assignment_id = a.id
+  LEFT JOIN event_timing et ON et.event_id = a.event_id
  WHERE a.id = ? AND a.user_id = ?`;
 
 const SCRATCH_TEMPLATE = '#include <stdio.h>\n\nint main(void)\n{\n    printf("Hello, world!\\n");\n    return 0;\n}\n';
@@ -95,6 +113,11 @@ function createEditorService({ db, telemetry, maxCodeBytes }) {
       start: a.start_time,
       stop: a.kind === 'event' ? a.stop_time : null,
       submittedAt: a.submitted_at,
+      submittedAutomatically: !!a.submitted_automatically,
+      gradedBasis: a.graded_basis,
+      eventDescription: a.event_description || '',
+      timingVersion: a.timing_version === null || a.timing_version === undefined ? 0 : Number(a.timing_version),
+      latestCodeId: a.latest_code_id === null || a.latest_code_id === undefined ? null : Number(a.latest_code_id),
       code: a.latest_code !== null && a.latest_code !== undefined ? a.latest_code : (a.problem_id ? a.template_code : SCRATCH_TEMPLATE),
       savedAt: a.latest_save_time,
       now,
@@ -138,7 +161,28 @@ function createEditorService({ db, telemetry, maxCodeBytes }) {
     throw conflict(`The event closed at ${utcText(why.stop_time)}. This ${trigger === 'submit' ? 'submission' : 'save'} was not stored; your last saved version is kept.`, { code: 'event_closed' });
   }
 
-  return { open, save };
+  async function status({ userId, assignmentId }) {
+    const id = Number.parseInt(assignmentId, 10);
+    if (!/^[1-9]\d{0,9}$/.test(String(assignmentId)) || id > 4294967295) throw notFound('No such assignment.');
+    const a = (await db.query(STATUS_SQL, [id, userId]))[0];
+    if (!a) throw notFound('No such assignment.');
+    const now = new Date(a.now_utc);
+    const event = a.kind === 'event';
+    let state = 'open';
+    if (event && (!a.start_time || now >= a.stop_time)) state = 'closed';
+    else if (event && now < a.start_time) state = 'not_started';
+    return {
+      state,
+      deadline: event && a.stop_time ? a.stop_time.toISOString() : null,
+      server_now: now.toISOString(),
+      submitted_at: a.submitted_at ? a.submitted_at.toISOString() : null,
+      submitted_automatically: !!a.submitted_automatically,
+      timing_version: a.timing_version === null ? 0 : Number(a.timing_version),
+      latest_code_id: a.latest_code_id === null ? null : Number(a.latest_code_id),
+    };
+  }
+
+  return { open, save, status };
 }
 
 module.exports = { createEditorService, positiveId };

@@ -20,7 +20,8 @@ function editorPage(req, a) {
   const canEvaluate = a.kind !== 'scratch';
   const canSubmit = a.kind === 'event';
   const data = {
-    assignmentId: a.id, kind: a.kind, env: a.env, code: a.code,
+    assignmentId: a.id, kind: a.kind, env: a.env, code: a.code, eventId: a.eventId,
+    timingVersion: a.timingVersion, gradedBasis: a.gradedBasis, latestCodeId: a.latestCodeId,
     savedAt: a.savedAt ? iso(a.savedAt) : null, submittedAt: a.submittedAt ? iso(a.submittedAt) : null,
     deadline: a.stop ? iso(a.stop) : null, serverNow: iso(a.now), closed,
     canEvaluate, canSubmit, maxCodeBytes: req.app.locals.maxCodeBytes,
@@ -37,7 +38,7 @@ function editorPage(req, a) {
     <nav class="crumbs" aria-label="Breadcrumb">${breadcrumb(a)}</nav>
     <div class="ed-status">
       ${a.kind === 'event' ? html`<span class="tag tag-${a.eventType}">${TYPE[a.eventType] || a.eventType}</span>` : ''}
-      <span id="submit-state" class="pill ${a.submittedAt ? 'ok' : ''}">${a.submittedAt ? html`Submitted ${time(a.submittedAt)}` : (canSubmit ? 'Not submitted' : '')}</span>
+      <span id="submit-state" class="pill ${a.submittedAt ? 'ok' : ''}">${a.submittedAt ? html`${a.submittedAutomatically ? 'Submitted automatically' : 'Submitted'} ${time(a.submittedAt)}` : (canSubmit ? 'Not submitted' : '')}</span>
       <span id="save-state" class="savestate" aria-live="polite">${a.savedAt ? html`Saved ${time(a.savedAt)}` : 'Not saved yet'}</span>
       ${a.stop ? html`<span class="countdown ${closed ? 'over' : ''}" id="countdown" data-deadline="${iso(a.stop)}" title="Closes ${iso(a.stop)}"><span class="label">${closed ? 'Closed' : 'Time left'}</span> <strong>--:--</strong></span>` : ''}
     </div>
