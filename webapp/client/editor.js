@@ -23,6 +23,12 @@ let lastSaved = data.code;     // the text the server holds as the latest versio
 let saving = null;             // the save in flight
 let pendingTrigger = null;     // a save asked for while one was in flight
 let sessionLost = false;
+// the latest saved version this page knows: a save names it, so that a save from a
+// second tab is refused (409 stale_version) instead of silently overwriting
+let baseCodeId = data.latestCodeId || 0;
+const knowVersion = (id) => { if (id && Number(id) > baseCodeId) baseCodeId = Number(id); };
+// the text of the latest submission when this page knows it (null: unknown or none)
+let submittedText = data.submittedAt && !data.changedSinceSubmit ? data.code : null;
 
 // ---------- editor ----------
 const editable = new Compartment();
@@ -50,6 +56,11 @@ window.prutorEditor = { view, code: () => view.state.doc.toString() }; // for te
 
 const code = () => view.state.doc.toString();
 const dirty = () => code() !== lastSaved;
+
+function showChangedSinceSubmit() {
+  const p = $('#changed-since-submit');
+  if (p) p.hidden = !(data.submittedAt || submittedText !== null) || code() === submittedText;
+}
 
 // ---------- small UI helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -141,6 +152,7 @@ function banner(text, kind = 'warn') {
 let backupTimer = null;
 function onEdit() {
   if (!closed) setSaveState(dirty() ? 'Unsaved changes' : 'Saved', dirty() ? 'dirty' : 'ok');
+  showChangedSinceSubmit();
   clearTimeout(backupTimer);
   backupTimer = setTimeout(() => {
     try {
@@ -187,22 +199,25 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
   setSaveState(trigger === 'submit' ? 'Submitting…' : 'Saving…', 'busy');
   const btn = trigger === 'submit' ? $('#btn-submit') : (trigger === 'manual' ? $('#btn-save') : null);
   busy(btn, true);
-  saving = post('/editor/save', { assignment_id: data.assignmentId, branch_id: 0, trigger, code: text }, { keepalive: keepalive && text.length < 60000 })
+  saving = post('/editor/save', { assignment_id: data.assignmentId, branch_id: 0, trigger, code: text, base_code_id: baseCodeId }, { keepalive: keepalive && text.length < 60000 })
     .then((r) => {
       lastSaved = text;
+      knowVersion(r.code_id);
       if (sessionLost) { sessionLost = false; $('#closed-banner').hidden = true; }
       const at = r.saved_at ? new Date(r.saved_at) : new Date();
       setSaveState(dirty() ? 'Unsaved changes' : `Saved ${clock(at)}`, dirty() ? 'dirty' : 'ok');
       try { if (!dirty()) localStorage.removeItem(backupKey); } catch { /* ignore */ }
       if (r.submitted) {
-        const s = $('#submit-state');
-        s.textContent = `Submitted ${clock(at)}`;
-        s.className = 'pill ok';
+        setSubmitState(at, false);
+        submittedText = text;
+        data.submittedAt = at.toISOString();
+        showChangedSinceSubmit();
       }
       return r;
     })
     .catch((e) => {
-      if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
+      if (e.status === 409 && e.code === 'stale_version') { setSaveState('Not saved: changed in another tab', 'error'); resolveConflict(e.message, trigger); }
+      else if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
       else if (e.status === 401) { onSessionLost(); setSaveState('Not saved: session ended', 'error'); }
       else if (e.status === 403 && e.code === 'csrf') { setSaveState('Not saved', 'error'); banner('This page is out of date. Copy your code if needed and reload the page.', 'error'); }
       else setSaveState(`Not saved: ${e.network ? 'no connection' : e.message}`, 'error');
@@ -217,7 +232,32 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
   return saving;
 }
 
-setInterval(() => { if (!document.hidden) save('auto'); }, AUTOSAVE_MS);
+// Another tab or window saved this question after this page loaded: say so and
+// let the student choose; autosave waits meanwhile (no silent overwrite either way).
+let conflictOpen = false;
+function resolveConflict(message, trigger) {
+  if (conflictOpen) return;
+  conflictOpen = true;
+  const dlg = el('dialog', { class: 'confirm', id: 'conflict-dialog', 'aria-labelledby': 'conflict-title' },
+    el('h2', { id: 'conflict-title' }, 'Changed in another tab'),
+    el('p', {}, message),
+    el('p', { class: 'muted small' }, 'Keep this tab: your code here becomes the latest version. Load the other: this page reloads with the other version (this tab\'s code stays offered for restore).'),
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'btn', id: 'conflict-load', onclick: () => { dlg.close(); window.location.reload(); } }, 'Load the other version'),
+      el('button', { type: 'button', class: 'btn primary', id: 'conflict-keep', onclick: async () => {
+        dlg.close();
+        try {
+          const res = await fetch(`/editor/${data.assignmentId}/status`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+          if (res.ok) knowVersion((await res.json()).latest_code_id);
+          await save(trigger === 'auto' ? 'manual' : trigger);
+        } catch { /* the save shows its own state */ }
+      } }, 'Keep this tab\'s code')));
+  dlg.addEventListener('close', () => { conflictOpen = false; dlg.remove(); });
+  document.body.append(dlg);
+  dlg.showModal();
+}
+
+setInterval(() => { if (!document.hidden && !conflictOpen) save('auto'); }, AUTOSAVE_MS);
 document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save('auto', { keepalive: true }); });
 window.addEventListener('pagehide', () => { if (dirty() && !saving) save('auto', { keepalive: true }); });
 window.addEventListener('beforeunload', (ev) => { if (dirty() && !closed) { save('auto', { keepalive: true }); ev.preventDefault(); ev.returnValue = ''; } });
@@ -334,6 +374,13 @@ document.querySelectorAll('.use-input').forEach((b) => b.addEventListener('click
 if (data.firstInput) $('#stdin').value = data.firstInput;
 
 // ---------- evaluate ----------
+// A hidden case tells only passed or not; nothing ran when the code did not compile.
+function caseVerdict(c, ok, compiled) {
+  if (!compiled) return 'Not run: compilation error';
+  if (c.verdict) return vText(c.verdict);
+  return ok ? 'Passed' : 'Not passed';
+}
+
 async function evaluate() {
   const btn = $('#btn-evaluate');
   if (!btn || btn.disabled) return;
@@ -343,7 +390,8 @@ async function evaluate() {
   panel.replaceChildren(el('p', { class: 'muted' }, 'Saving and evaluating on all test cases…'));
   try {
     if (!closed && (dirty() || saving)) { await (saving || Promise.resolve()); if (dirty()) await save('manual'); }
-    const r = await post('/evaluate', { assignment_id: data.assignmentId });
+    // the code goes along: a never-saved question (still the template) evaluates too
+    const r = await post('/evaluate', { assignment_id: data.assignmentId, ...(closed ? {} : { code: code() }) });
     const cases = Array.isArray(r.cases) ? r.cases : [];
     const passed = cases.filter((c) => c.passed === true || c.passed === 1 || vGood(c.verdict)).length;
     const rows = cases.map((c, i) => {
@@ -352,7 +400,7 @@ async function evaluate() {
       return el('tr', { class: ok ? 'pass' : 'fail' },
         el('td', {}, `${c.position || i + 1}`),
         el('td', {}, hidden ? el('span', { class: 'pill' }, 'hidden') : el('span', { class: 'pill info' }, 'visible')),
-        el('td', {}, el('span', { class: `pill ${ok ? 'ok' : 'bad'}` }, vText(c.verdict || (ok ? 'accepted' : 'wrong answer')))),
+        el('td', {}, el('span', { class: `pill ${ok ? 'ok' : 'bad'}` }, caseVerdict(c, ok, r.compiled !== false))),
         el('td', { class: 'num muted' }, c.time_ms !== undefined ? `${c.time_ms} ms` : ''),
         el('td', {}, hidden ? el('span', { class: 'muted small' }, 'details hidden') : el('div', { class: 'io' },
           el('div', {}, el('span', { class: 'label' }, 'expected'), el('pre', {}, c.expected ?? c.expected_output ?? '')),

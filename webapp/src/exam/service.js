@@ -39,7 +39,36 @@ function createExamService({ db }) {
     return row;
   }
 
-  return { setBasis, release, gradingState, BASES };
+  // The student's view of one event: its rules, their window, their questions.
+  async function forStudent(userId, eventId) {
+    const rows = await db.query(`SELECT e.id AS event_id, e.title, e.type, e.description, e.graded_basis, e.grades_released_at,
+        w.start_time, w.deadline, a.id AS assignment_id, q.position, q.max_marks, p.title AS problem_title,
+        sub.submitted_at, sub.automatic, cv.latest_save_time,
+        IF(e.grades_released_at IS NULL, NULL, a.score) AS score, UTC_TIMESTAMP(3) AS now_utc
+      FROM assignment_window w
+      JOIN events e ON e.id = w.event_id AND e.published_at IS NOT NULL
+      JOIN assignments a ON a.id = w.assignment_id
+      JOIN event_questions q ON q.id = a.question_id
+      JOIN problems p ON p.id = a.problem_id
+      LEFT JOIN submissions sub ON sub.assignment_id = a.id
+      LEFT JOIN codebook_view cv ON cv.assignment_id = a.id
+      WHERE w.event_id = ? AND w.user_id = ? ORDER BY q.position`, [eventId, userId]);
+    if (!rows.length) throw notFound('No such event of yours.');
+    const f = rows[0];
+    const now = new Date(f.now_utc);
+    const stop = rows.reduce((m, r) => (r.deadline > m ? r.deadline : m), f.deadline);
+    return {
+      event: { id: f.event_id, title: f.title, type: f.type, description: f.description, basis: f.graded_basis, released: f.grades_released_at },
+      start: f.start_time, stop, now,
+      state: now < f.start_time ? 'upcoming' : (now < stop ? 'open' : 'closed'),
+      questions: rows.map((r) => ({
+        id: r.assignment_id, position: r.position, title: r.problem_title, maxMarks: r.max_marks,
+        submittedAt: r.submitted_at, automatic: !!r.automatic, savedAt: r.latest_save_time, score: r.score,
+      })),
+    };
+  }
+
+  return { setBasis, release, gradingState, forStudent, BASES };
 }
 
 module.exports = { createExamService, BASES };

@@ -48,6 +48,7 @@ function mountStaff(app, deps) {
   app.use('/live', requireRole('instructor', 'admin', 'ta'), require('../live/routes')(staff));
   app.use('/grading', require('../grading/routes')(staff));
   app.use('/admin', requireRole('admin'), require('../admin/routes')(staff));
+  app.use('/exam', require('../exam/routes')(staff));
   return staff;
 }
 
