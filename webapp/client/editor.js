@@ -4,8 +4,10 @@
 // Engine routes (/compile, /execute, /evaluate) are on the same origin (HAProxy).
 import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
-import { EditorState, Compartment } from '@codemirror/state';
+import { EditorState, Compartment, Prec } from '@codemirror/state';
 import { indentWithTab } from '@codemirror/commands';
+import { indentUnit, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 import { cpp } from '@codemirror/lang-cpp';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 
@@ -13,7 +15,9 @@ const AUTOSAVE_MS = 12000;
 
 const $ = (sel) => document.querySelector(sel);
 const data = JSON.parse($('#editor-data').textContent);
-const csrf = document.querySelector('meta[name="csrf-token"]').content;
+// the session's CSRF token: read at each request, renewed by an in-place sign-in
+const csrfMeta = document.querySelector('meta[name="csrf-token"]');
+const csrf = () => csrfMeta.content;
 const backupKey = `prutor:code:${data.assignmentId}`;
 let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
@@ -32,6 +36,32 @@ let submittedText = data.submittedAt && !data.changedSinceSubmit ? data.code : n
 
 // ---------- editor ----------
 const editable = new Compartment();
+const darkTheme = new Compartment();
+// Syntax colours with at least 4.5:1 contrast on the light and the dark background
+// (CodeMirror's defaults use #e40 and #f00, which fail WCAG AA on white).
+const highlight = (c) => syntaxHighlighting(HighlightStyle.define([
+  { tag: tags.keyword, color: c.keyword },
+  { tag: [tags.typeName, tags.standard(tags.typeName)], color: c.type },
+  { tag: [tags.number, tags.bool, tags.atom], color: c.number },
+  { tag: [tags.string, tags.character], color: c.string },
+  { tag: [tags.escape, tags.special(tags.string), tags.regexp], color: c.escape },
+  { tag: [tags.comment, tags.lineComment, tags.blockComment], color: c.comment, fontStyle: 'italic' },
+  { tag: [tags.processingInstruction, tags.meta], color: c.meta },
+  { tag: [tags.definition(tags.variableName), tags.function(tags.variableName)], color: c.def },
+  { tag: tags.invalid, color: c.invalid },
+]));
+const lightColours = highlight({ keyword: '#6a1b9a', type: '#0b5a8c', number: '#1b6e3a', string: '#a31515', escape: '#9a3b00', comment: '#5c6370', meta: '#4b4b8f', def: '#00529b', invalid: '#b00020' });
+const darkColours = highlight({ keyword: '#d7a6ff', type: '#7fc8ff', number: '#8fe0a8', string: '#ffab91', escape: '#ffd180', comment: '#a3afc4', meta: '#b8b8ff', def: '#9ecbff', invalid: '#ff8a80' });
+const darkEditor = EditorView.theme({
+  '&': { backgroundColor: '#0f172a', color: '#e2e8f0' },
+  '.cm-content': { caretColor: '#f8fafc' },
+  '.cm-cursor, .cm-dropCursor': { borderLeftColor: '#f8fafc' },
+  '.cm-gutters': { backgroundColor: '#111b30', color: '#8b9bb8', borderRight: '1px solid #24324d' },
+  '.cm-activeLine': { backgroundColor: '#1a2540' },
+  '.cm-activeLineGutter': { backgroundColor: '#1a2540' },
+  '&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection': { backgroundColor: '#334a7a' },
+  '.cm-tooltip': { backgroundColor: '#111b30', color: '#e2e8f0' },
+}, { dark: true });
 const view = new EditorView({
   parent: $('#editor'),
   state: EditorState.create({
@@ -40,19 +70,29 @@ const view = new EditorView({
       basicSetup,
       cpp(),
       lintGutter(),
-      keymap.of([
-        indentWithTab,
+      // ours before basicSetup's (whose Mod-Enter inserts a blank line)
+      Prec.highest(keymap.of([
         { key: 'Mod-s', preventDefault: true, run: () => { save('manual'); return true; } },
         { key: 'Mod-Enter', preventDefault: true, run: () => { run(); return true; } },
         { key: 'Mod-b', preventDefault: true, run: () => { compile(); return true; } },
-      ]),
+      ])),
+      keymap.of([indentWithTab]),
+      // indentation as in the templates: 4 spaces
+      indentUnit.of('    '),
+      EditorState.tabSize.of(4),
+      EditorView.contentAttributes.of({ 'aria-label': 'Code editor', 'aria-describedby': 'editor-keys' }),
+      darkTheme.of(document.documentElement.dataset.theme === 'dark' ? [darkEditor, darkColours] : lightColours),
       editable.of([EditorView.editable.of(!closed), EditorState.readOnly.of(closed)]),
       EditorView.updateListener.of((u) => { if (u.docChanged) onEdit(); }),
-      EditorView.theme({ '&': { height: '100%' }, '.cm-scroller': { fontFamily: 'var(--mono)' } }),
+      EditorView.theme({ '&': { height: '100%', fontSize: '0.97rem' }, '.cm-scroller': { fontFamily: 'var(--mono)' } }),
     ],
   }),
 });
 window.prutorEditor = { view, code: () => view.state.doc.toString() }; // for tests and debugging
+document.addEventListener('prutor:prefs', (e) => view.dispatch({ effects: darkTheme.reconfigure(e.detail.theme === 'dark' ? [darkEditor, darkColours] : lightColours) }));
+// the skip link lands in the code itself
+const skip = document.getElementById('skip-link');
+if (skip) skip.addEventListener('click', (e) => { e.preventDefault(); view.focus(); });
 
 const code = () => view.state.doc.toString();
 const dirty = () => code() !== lastSaved;
@@ -109,7 +149,7 @@ async function post(url, payload, { keepalive = false } = {}) {
       keepalive,
       headers: {
         'Content-Type': 'application/json', Accept: 'application/json',
-        'X-CSRF-Token': csrf, 'X-Requested-With': 'XMLHttpRequest',
+        'X-CSRF-Token': csrf(), 'X-Requested-With': 'XMLHttpRequest',
       },
       body: JSON.stringify(payload),
     });
@@ -132,13 +172,58 @@ async function post(url, payload, { keepalive = false } = {}) {
 
 function engineError(e) {
   if (e.status === 503) return `The compiler is busy right now (many students at once). Try again in ${e.retryAfter || 'a few'} seconds.`;
-  if (e.status === 401) { onSessionLost(); return 'Your session has ended. Sign in again (in a new tab) and retry; your code is kept here.'; }
+  if (e.status === 401) { onSessionLost(); return 'Your session has ended. Sign in again (the dialog) and retry; your code is kept here.'; }
   return e.message;
 }
 
-function onSessionLost() {
+// The session ended (expired, or signed out elsewhere): the code stays in this
+// page (and in this browser's local copy); a dialog signs in again in place, then
+// the save that failed is sent again. Nothing is reloaded.
+let signInOpen = null;
+function onSessionLost(retryTrigger) {
   sessionLost = true;
-  banner('Your session has ended. Open the sign-in page in a new tab, sign in, then press Save here: your code is kept in this browser.', 'error');
+  banner('Your session has ended. Your code is kept here; sign in again to save it.', 'error');
+  const rank = { auto: 0, manual: 1, submit: 2 };
+  if (signInOpen) { if (retryTrigger && rank[retryTrigger] > rank[signInOpen.retry]) signInOpen.retry = retryTrigger; return; }
+  const who = document.querySelector('.usermenu .who .muted');
+  const username = who ? who.textContent.split(' · ')[0].trim() : '';
+  const state = { retry: retryTrigger || 'manual' };
+  signInOpen = state;
+  const err = el('p', { class: 'flash error', role: 'alert', id: 'signin-error', hidden: true });
+  const user = el('input', { id: 'signin-username', name: 'username', autocomplete: 'username', value: username, required: true });
+  const pass = el('input', { id: 'signin-password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const dlg = el('dialog', { class: 'confirm', id: 'signin-dialog', 'aria-labelledby': 'signin-title' },
+    el('form', { method: 'dialog', onsubmit: async (ev) => {
+      ev.preventDefault();
+      err.hidden = true;
+      try {
+        const res = await fetch('/accounts/login', {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+          body: JSON.stringify({ username: user.value, password: pass.value }),
+        });
+        const body = await res.json().catch(() => ({}));
+        if (!res.ok || !body.csrf) { err.textContent = body.error || `Sign-in failed (${res.status}).`; err.hidden = false; return; }
+        csrfMeta.content = body.csrf;
+        sessionLost = false;
+        signInOpen = null;
+        dlg.close();
+        banner('Signed in again. Saving your code…', 'info');
+        await save(state.retry === 'auto' ? 'manual' : state.retry).catch(() => {});
+      } catch { err.textContent = 'No connection to the server. Try again in a moment; your code is kept here.'; err.hidden = false; }
+    } },
+    el('h2', { id: 'signin-title' }, 'Sign in again to save'),
+    el('p', {}, 'Your session has ended. Your code is still here and will be saved as soon as you sign in.'),
+    err,
+    el('label', { for: 'signin-username' }, 'Username'), user,
+    el('label', { for: 'signin-password' }, 'Password'), pass,
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'btn', id: 'signin-later', onclick: () => dlg.close() }, 'Later'),
+      el('button', { type: 'submit', class: 'btn primary', id: 'signin-submit' }, 'Sign in and save'))));
+  dlg.addEventListener('close', () => { dlg.remove(); if (signInOpen === state) signInOpen = null; });
+  document.body.append(dlg);
+  dlg.showModal();
+  pass.focus();
 }
 
 function banner(text, kind = 'warn') {
@@ -218,7 +303,7 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
     .catch((e) => {
       if (e.status === 409 && e.code === 'stale_version') { setSaveState('Not saved: changed in another tab', 'error'); resolveConflict(e.message, trigger); }
       else if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
-      else if (e.status === 401) { onSessionLost(); setSaveState('Not saved: session ended', 'error'); }
+      else if (e.status === 401) { setSaveState('Not saved: session ended', 'error'); onSessionLost(trigger); }
       else if (e.status === 403 && e.code === 'csrf') { setSaveState('Not saved', 'error'); banner('This page is out of date. Copy your code if needed and reload the page.', 'error'); }
       else setSaveState(`Not saved: ${e.network ? 'no connection' : e.message}`, 'error');
       if (trigger !== 'auto') throw e;
@@ -257,7 +342,7 @@ function resolveConflict(message, trigger) {
   dlg.showModal();
 }
 
-setInterval(() => { if (!document.hidden && !conflictOpen) save('auto'); }, AUTOSAVE_MS);
+setInterval(() => { if (!document.hidden && !conflictOpen && !signInOpen) save('auto'); }, AUTOSAVE_MS);
 document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save('auto', { keepalive: true }); });
 window.addEventListener('pagehide', () => { if (dirty() && !saving) save('auto', { keepalive: true }); });
 window.addEventListener('beforeunload', (ev) => { if (dirty() && !closed) { save('auto', { keepalive: true }); ev.preventDefault(); ev.returnValue = ''; } });

@@ -41,6 +41,8 @@ function editorPage(req, a) {
     active: a.kind === 'event' ? '/home' : (a.kind === 'practice' ? '/practice' : '/scratchpad'),
     wide: true,
     bodyClass: 'editorbody',
+    skipTo: '#editor',
+    skipLabel: 'Skip to the code editor',
     scripts: [asset('editor.js')],
     body: html`<div class="ed" id="ed" data-kind="${a.kind}">
   <div class="ed-head">
@@ -75,7 +77,8 @@ function editorPage(req, a) {
         <span class="spacer"></span>
         ${canSubmit ? html`<button type="button" class="btn primary" id="btn-submit">Submit</button>` : ''}
       </div>
-      <div class="ed-code" id="editor" aria-label="Code editor"></div>
+      <div class="ed-code" id="editor"></div>
+      <p class="ed-keys muted small" id="editor-keys">Tab indents (4 spaces). To leave the code editor with the keyboard, press Esc, then Tab. Ctrl+S saves, Ctrl+B compiles, Ctrl+Enter runs.</p>
       <div class="ed-console">
         <div class="tabs" role="tablist">
           <button type="button" role="tab" class="tab active" data-tab="messages" id="tab-messages" aria-selected="true">Compiler</button>
