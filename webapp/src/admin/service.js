@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { renderMarkdown } = require('../shared/markdown');
+const { createReadiness } = require('./readiness');
 
 function readText(file, max = 2 * 1024 * 1024) {
   try {
@@ -103,7 +104,7 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return { status: res.status, type: res.headers.get('content-type') || 'text/html', body: Buffer.from(await res.arrayBuffer()) };
   }
 
-  return { knobs, stats, tuningReport, statsUrl };
+  return { knobs, stats, tuningReport, statsUrl, readiness: createReadiness({ varDir, env }) };
 }
 
 module.exports = { createAdminService, parseStatsCsv };

@@ -311,7 +311,7 @@ function createEventsService({ db }) {
 
   async function formOptions() {
     const [problems, sections] = await Promise.all([
-      db.query('SELECT id, title, category FROM problems ORDER BY category, title'),
+      db.query('SELECT id, title, category FROM problems WHERE archived_at IS NULL ORDER BY category, title'),
       db.query("SELECT s.id, s.code, s.name, (SELECT COUNT(*) FROM users u WHERE u.section_id = s.id AND u.role = 'student' AND u.active = 1) AS students FROM sections s ORDER BY s.code"),
     ]);
     return { problems, sections };
