@@ -417,6 +417,7 @@ const VERDICT = {
   'output limit': 'Output limit exceeded', output_limit: 'Output limit exceeded', 'runtime error': 'Runtime error',
   runtime_error: 'Runtime error', 'forbidden system call': 'Forbidden system call', forbidden_syscall: 'Forbidden system call',
   'internal error': 'Internal error', internal_error: 'Internal error', busy: 'Server busy', 'server busy': 'Server busy',
+  hidden_failed: 'Some hidden tests did not pass',
 };
 const vText = (v) => VERDICT[String(v || '').toLowerCase()] || String(v || 'Finished');
 const vGood = (v) => ['accepted', 'ok', 'success', 'finished'].includes(String(v || '').toLowerCase());

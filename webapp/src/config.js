@@ -73,9 +73,10 @@ function loadConfig(env = process.env) {
       flushMs: int(env, 'TELEMETRY_FLUSH_MS', 2000, { min: 100, max: 60000 }, errors),
       maxBuffered: int(env, 'TELEMETRY_MAX_BUFFERED', 50000, { min: 100, max: 10000000 }, errors),
     },
-    // The automatic grader (src/exam/grader.js) in the cluster primary: engine calls at a time (0: off), loop period.
+    // The automatic grader (src/exam/grader.js) in the cluster primary: 1 on, 0 off (the engine
+    // allows one request in flight per user, and the grader is one user), and its loop period.
     grader: {
-      concurrency: int(env, 'GRADER_CONCURRENCY', 1, { min: 0, max: 64 }, errors),
+      concurrency: int(env, 'GRADER_CONCURRENCY', 1, { min: 0, max: 1 }, errors),
       tickMs: int(env, 'GRADER_TICK_MS', 2000, { min: 100, max: 600000 }, errors),
     },
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
