@@ -92,12 +92,12 @@ tuning/tuning report</pre>`;
 <form method="get" action="/admin/readiness" class="inlineform" id="readiness-form"><label for="students" class="sr-only">Students</label><input id="students" name="students" type="number" min="1" max="1000000" value="${n}"><button class="btn" type="submit">Check</button></form></div>
 <div class="card">${verdict}
 ${r.rule ? html`<p class="muted small">Rule: ${r.rule}.</p>` : ''}</div>
-${r.candidates && r.candidates.length ? html`<div class="card tablewrap"><h2>Settings measured at ${n} users or more</h2><table class="list compact" id="candidates"><thead><tr><th>Setting</th><th>Result</th><th>Run</th></tr></thead>
-<tbody>${r.candidates.map((c) => html`<tr><td>${c.label}</td><td>${c.passed ? html`<span class="pill ok">pass</span>` : html`<span class="pill bad">fail</span> <span class="small">${c.why.join('; ')}</span>`}</td><td class="small">${runLine({ ...c.run, label: c.label })}</td></tr>`)}</tbody></table></div>` : ''}
 <div class="card" id="plots"><h2>Measured curves</h2>
-${r.plots && r.plots.length ? r.plots.map((p) => html`<figure><img src="/admin/readiness/plots/${p}" alt="${p.replace('.png', '').replace('-', ': ')} against users, per setting" loading="lazy"><figcaption class="muted small">${p}</figcaption></figure>`)
+${r.plots && r.plots.length ? html`<div class="plotgrid">${r.plots.map((p) => html`<figure><img src="/admin/readiness/plots/${p}" alt="${p.replace('.png', '').replace('-', ': ')} against users, per setting"><figcaption class="muted small">${p}</figcaption></figure>`)}</div>`
   : html`<p class="muted">No plots yet: <code>tuning/tuning report</code> draws them from the recorded runs.</p>`}
-</div>`,
+</div>
+${r.candidates && r.candidates.length ? html`<div class="card tablewrap"><h2>Settings measured at ${n} users or more</h2><table class="list compact" id="candidates"><thead><tr><th>Setting</th><th>Result</th><th>Run</th></tr></thead>
+<tbody>${r.candidates.map((c) => html`<tr><td>${c.label}</td><td>${c.passed ? html`<span class="pill ok">pass</span>` : html`<span class="pill bad">fail</span> <span class="small">${c.why.join('; ')}</span>`}</td><td class="small">${runLine({ ...c.run, label: c.label })}</td></tr>`)}</tbody></table></div>` : ''}`,
   });
 }
 
