@@ -100,11 +100,6 @@ CREATE TABLE event_timing (
   CONSTRAINT fk_event_timing_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE
 ) ENGINE=InnoDB;
 
--- The grader's own account: it calls the engine's staff /evaluate with a session
--- of this user. Inactive, and its hash matches no password: nobody signs in as it.
-INSERT IGNORE INTO users (username, password_hash, name, role, active)
-VALUES ('prutor-grader', '$2b$10$zzzzzzzzzzzzzzzzzzzzzuzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz', 'Automatic grader', 'instructor', 0);
-
 DELIMITER //
 
 CREATE PROCEDURE event_timing_bump(IN p_event_id INT UNSIGNED)
