@@ -65,6 +65,9 @@ module.exports = function eventsRoutes({ events, exam }) {
     message: (o) => (o.first ? `Published: ${o.created} assignments created.` : `Published again: ${o.created} new assignments (${o.total} in all); nothing duplicated.`),
   });
   action('/:id/unpublish', (id) => events.unpublish(id), { message: (o) => `Unpublished: ${o.deleted} assignments deleted.` });
+  action('/:id/end-section', (id, req) => events.endSection(id, req.body), {
+    form: 'extendSection', message: (o) => `Section ${o.section}'s time has ended: open editors close within seconds.`,
+  });
   action('/:id/extend-student', (id, req) => events.extendStudent(id, req.body), {
     form: 'extendStudent', message: (o) => `${o.username} has ${o.minutes} more minutes.`,
   });

@@ -147,7 +147,7 @@ ${grading ? gradingCard(req, e, grading, forms.grading) : ''}
 </div>
 
 ${e.published_at ? html`<div class="card" id="extend">
-  <h2>Extend time</h2>
+  <h2>Extend or end time</h2>
   <div class="grid2">
     <form method="post" action="/events/${e.id}/extend-section" novalidate>
       ${ui.csrf(req)}
@@ -156,7 +156,8 @@ ${e.published_at ? html`<div class="card" id="extend">
         ${ui.select(forms.extendSection || {}, 'section_id', 'Section', slotted.map((s) => ({ value: s.id, label: s.code })))}
         ${ui.input(forms.extendSection || {}, 'minutes', 'Minutes to add', { type: 'number', def: '10', attrs: { min: 1 } })}
       </div>
-      <div class="formactions"><button class="btn" type="submit" id="extend-section">Extend section</button></div>
+      <div class="formactions"><button class="btn" type="submit" id="extend-section">Extend section</button>
+        <button class="btn danger" type="submit" id="end-section" formaction="/events/${e.id}/end-section" data-confirm="End this section's time now? Open editors close; the last saves are graded.">End now</button></div>
     </form>
     <form method="post" action="/events/${e.id}/extend-student" novalidate>
       ${ui.csrf(req)}

@@ -64,15 +64,14 @@ test('exam deadlines and grading', { skip: !chromiumPath() && 'chromium is not i
     await openEditor(page, aid);
     const before = await secondsLeft(page);
     assert.ok(before > 100 && before <= 170, `countdown ${before}`);
-    const r = await postForm(staff, `/events/${exam.eventId}/extend-student`, { username: users[0], minutes: 1 });
+    const r = await postForm(staff, `/events/${exam.eventId}/extend-section`, { section_id: sectionId, minutes: 1 });
     assert.equal(r.status, 303);
     // the page polls its event's timing version (every ~10 s this close to the end)
     await ex.until(async () => (await secondsLeft(page)) > before + 40, { timeoutMs: 20000, what: 'the countdown to follow the extension' });
     assert.match(await page.locator('#closed-banner').innerText(), /closes at/);
     assert.equal(await page.locator('#btn-save').isDisabled(), false);
     // the instructor ends the section's time now: the editor closes without a reload
-    await dbh.q('UPDATE assignments SET extra_minutes = 0 WHERE event_id = ?', [exam.eventId]);
-    await dbh.q('UPDATE schedules s JOIN slots sl ON sl.schedule_id = s.id SET s.stop_time = s.start_time + INTERVAL 1 SECOND WHERE sl.event_id = ?', [exam.eventId]);
+    assert.equal((await postForm(staff, `/events/${exam.eventId}/end-section`, { section_id: sectionId })).status, 303);
     await page.locator('#countdown.over').waitFor({ timeout: 20000 });
     assert.equal(await page.locator('#btn-save').isDisabled(), true);
     assert.equal(await page.evaluate(() => window.prutorEditor.view.state.readOnly), true);
