@@ -16,29 +16,15 @@ const { as, postForm } = require('../helpers/staff');
 
 const BASE = env.BASE;
 
+const { openEditor, setCode } = ex;
+
 // each person in a cookie jar of their own
 async function signIn(browser, username, errors) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
+  context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
+  const page = await ex.signInPage(context, username);
   page.on('close', () => context.close().catch(() => {}));
-  await page.goto(`${BASE}/accounts/login`);
-  await page.fill('#username', username);
-  await page.fill('#password', env.password);
-  await Promise.all([page.waitForURL(/\/home$/), page.click('button[type=submit]')]);
   return page;
-}
-
-async function openEditor(page, assignmentId) {
-  await page.goto(`${BASE}/editor/${assignmentId}`);
-  await page.waitForSelector('html[data-editor-ready="1"]');
-}
-
-function setCode(page, code) {
-  return page.evaluate((c) => {
-    const v = window.prutorEditor.view;
-    v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: c } });
-  }, code);
 }
 
 // seconds on the editor's countdown (hh:mm:ss)

@@ -15,14 +15,8 @@ const BASE = env.BASE;
 
 async function signIn(browser, username, errors) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('dialog', (d) => d.accept());
-  await page.goto(`${BASE}/accounts/login`);
-  await page.fill('#username', username);
-  await page.fill('#password', process.env.E2E_STAFF_PASSWORD || env.password);
-  await Promise.all([page.waitForURL(/\/home$/), page.click('button[type=submit]')]);
-  return page;
+  context.on('page', (p) => { p.on('pageerror', (e) => errors.push(String(e))); p.on('dialog', (d) => d.accept()); });
+  return ex.signInPage(context, username, process.env.E2E_STAFF_PASSWORD || env.password);
 }
 
 test('staff screens of issue 12', { skip: !chromiumPath() && 'chromium is not installed', timeout: 120000 }, async (t) => {

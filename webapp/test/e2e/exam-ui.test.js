@@ -19,25 +19,7 @@ const ex = require('../helpers/exam');
 const BASE = env.BASE;
 const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-async function signIn(context, username) {
-  const page = await context.newPage();
-  await page.goto(`${BASE}/accounts/login`);
-  await page.fill('#username', username);
-  await page.fill('#password', env.password);
-  await Promise.all([page.waitForURL(/\/home$/), page.click('button[type=submit]')]);
-  return page;
-}
-
-async function openEditor(page, assignmentId) {
-  await page.goto(`${BASE}/editor/${assignmentId}`);
-  await page.waitForSelector('html[data-editor-ready="1"]');
-}
-
-const setCode = (page, code) => page.evaluate((c) => {
-  const v = window.prutorEditor.view;
-  v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: c } });
-}, code);
-const getCode = (page) => page.evaluate(() => window.prutorEditor.code());
+const { signInPage: signIn, openEditor, setCode, getCode } = ex;
 
 test('exam screens', { skip: !chromiumPath() && 'chromium is not installed', timeout: 240000 }, async (t) => {
   const { sectionId, users } = await ex.makeSection(4);

@@ -3,6 +3,7 @@
 // password), a problem with visible and hidden tests, and published events whose
 // window is set in seconds from now. Names are unique per run.
 const dbh = require('./db');
+const env = require('./env');
 
 const TAG = `${Date.now().toString(36)}${process.pid.toString(36)}`;
 
@@ -54,6 +55,28 @@ async function assignment(eventId, username) {
   return (await dbh.q('SELECT a.id FROM assignments a JOIN users u ON u.id = a.user_id WHERE a.event_id = ? AND u.username = ?', [eventId, username]))[0].id;
 }
 
+// Browser helpers: sign in on a new page of a context (a cookie jar), open the
+// editor and wait until it is ready, replace or read its code.
+async function signInPage(context, username, password = env.password) {
+  const page = await context.newPage();
+  await page.goto(`${env.BASE}/accounts/login`);
+  await page.fill('#username', username);
+  await page.fill('#password', password);
+  await Promise.all([page.waitForURL(/\/home$/), page.click('button[type=submit]')]);
+  return page;
+}
+
+async function openEditor(page, assignmentId) {
+  await page.goto(`${env.BASE}/editor/${assignmentId}`);
+  await page.waitForSelector('html[data-editor-ready="1"]');
+}
+
+const setCode = (page, code) => page.evaluate((c) => {
+  const v = window.prutorEditor.view;
+  v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: c } });
+}, code);
+const getCode = (page) => page.evaluate(() => window.prutorEditor.code());
+
 // Polls fn until it returns a truthy value or the time is up.
 async function until(fn, { timeoutMs = 30000, everyMs = 250, what = 'condition' } = {}) {
   const end = Date.now() + timeoutMs;
@@ -65,4 +88,4 @@ async function until(fn, { timeoutMs = 30000, everyMs = 250, what = 'condition' 
   }
 }
 
-module.exports = { TAG, BUGGY, FIXED, TEMPLATE, makeSection, makeProblem, makeExam, assignment, until };
+module.exports = { TAG, BUGGY, FIXED, TEMPLATE, makeSection, makeProblem, makeExam, assignment, until, signInPage, openEditor, setCode, getCode };
