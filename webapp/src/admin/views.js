@@ -20,8 +20,8 @@ function knobsPage(req, { k }) {
   <div class="stat"><span>Webapp server maxconn</span><strong id="knob-webapp-maxconn">${dash(webSrv && webSrv.maxconn)}</strong></div>
   <div class="stat"><span>Engine server maxconn</span><strong id="knob-engine-maxconn">${dash(engineSrv && engineSrv.maxconn)}</strong></div>
   <div class="stat"><span>Node workers</span><strong id="knob-workers">${dash(k.webWorkers)}</strong></div>
-  <div class="stat"><span>Apache MaxRequestWorkers</span><strong id="knob-apache">${dash(k.apache.MaxRequestWorkers)}</strong></div>
-  <div class="stat"><span>MySQL max_connections</span><strong id="knob-mysql">${dash(k.mysql.max_connections)}</strong></div>
+  <div class="stat"><span>Apache workers (MaxRequestWorkers)</span><strong id="knob-apache">${dash(k.apache.MaxRequestWorkers)}</strong></div>
+  <div class="stat"><span>MySQL max connections</span><strong id="knob-mysql">${dash(k.mysql.max_connections)}</strong></div>
 </div>
 <div class="cols">
 <div class="card"><h2>HAProxy (live, from its stats)</h2>
@@ -38,7 +38,7 @@ ${k.mysql.error ? html`<p class="flash error">${k.mysql.error}</p>` : html`<dl c
 <dt>Webapp pool</dt><dd>${dash(k.dbPoolSize)} per worker × ${dash(k.webWorkers)} workers</dd></dl>`}
 </div>
 <div class="card"><h2>Environment of the services</h2>
-${k.env.map((g) => html`<h3>${g.group}</h3><dl class="kv">${g.vars.map((x) => html`<dt>${x.name}</dt><dd>${dash(x.value)}</dd>`)}</dl>`)}
+${k.env.map((g) => html`<h3>${g.group}</h3><dl class="kv">${g.vars.map((x) => html`<dt>${x.label} <code class="muted small">${x.name}</code></dt><dd>${dash(x.value)}${x.from && x.from !== 'environment' ? html` <span class="muted small">(${x.from})</span>` : ''}</dd>`)}</dl>`)}
 ${k.profile ? html`<h3>tuning/profile.env</h3><pre class="code">${k.profile.text}</pre>` : ''}
 </div>
 </div>

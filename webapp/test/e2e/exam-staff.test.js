@@ -63,6 +63,10 @@ test('staff screens of issue 12', { skip: !chromiumPath() && 'chromium is not in
   await t.test('the admin asks "ready for N students?"', async () => {
     const admin = await signIn(browser, 'admin', errors);
     await admin.goto(`${BASE}/admin`);
+    // settings the services run with are shown even when not in the webapp's environment
+    for (const k of ['DB_POOL_SIZE', 'MEMCACHED_POOL_SIZE', 'ENGINE_MAX_WORKERS']) {
+      assert.match(await admin.locator(`dt:has(code:text-is("${k}")) + dd`).innerText(), /^\d+/, k);
+    }
     await Promise.all([admin.waitForURL(/\/admin\/readiness$/), admin.click('#readiness-link')]);
     assert.match(await admin.locator('h1').innerText(), /Ready for 3000 students\?/);
     await admin.fill('#students', '120');
