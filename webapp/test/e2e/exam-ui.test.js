@@ -209,6 +209,12 @@ test('exam screens', { skip: !chromiumPath() && 'chromium is not installed', tim
       const box = await page.locator(b).boundingBox();
       assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${b} is on the screen`);
     }
+    // a 1280 x 900 screen at 200% zoom: the output panel stays on the page
+    await page.setViewportSize({ width: 640, height: 450 });
+    await page.click('#tab-run');
+    await noScroll('editor at 200%');
+    const out = await page.locator('#run-output').boundingBox();
+    assert.ok(out && out.x >= 0 && out.x + out.width <= 640, 'the output panel is within the page');
     await c.close();
   });
 
