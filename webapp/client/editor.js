@@ -291,6 +291,8 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
       if (sessionLost) { sessionLost = false; $('#closed-banner').hidden = true; }
       const at = r.saved_at ? new Date(r.saved_at) : new Date();
       setSaveState(dirty() ? 'Unsaved changes' : `Saved ${clock(at)}`, dirty() ? 'dirty' : 'ok');
+      // a save that reached the server after the deadline is kept as late work, never graded
+      if (deadline !== null && at.getTime() >= deadline) setSaveState(`Stored ${clock(at)} as late work (after the deadline: not graded)`, 'error');
       try { if (!dirty()) localStorage.removeItem(backupKey); } catch { /* ignore */ }
       if (r.submitted) {
         setSubmitState(at, false);

@@ -51,7 +51,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
     accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
-    editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes }),
+    editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
     scratchpad: createScratchpadService({ db }),
     practice: createPracticeService({ db }),
   };

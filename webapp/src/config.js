@@ -73,6 +73,8 @@ function loadConfig(env = process.env) {
       flushMs: int(env, 'TELEMETRY_FLUSH_MS', 2000, { min: 100, max: 60000 }, errors),
       maxBuffered: int(env, 'TELEMETRY_MAX_BUFFERED', 50000, { min: 100, max: 10000000 }, errors),
     },
+    // Saves (not submits) arriving this long after a student's deadline are stored as late work (0: refused).
+    lateSaveGraceS: int(env, 'LATE_SAVE_GRACE_S', 300, { min: 0, max: 86400 }, errors),
     // The automatic grader (src/exam/grader.js) in the cluster primary: 1 on, 0 off (the engine
     // allows one request in flight per user, and the grader is one user), and its loop period.
     grader: {

@@ -45,7 +45,10 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
  WHERE a.id = ? AND a.user_id = ?`;
 
 // The save: authorise (own assignment, event window open for the student's
-// section, extra time included) and write in one statement. Triggers on `code`
+// section, extra time included) and write in one statement. A save (never a
+// submit) arriving up to lateGraceS after the deadline (the last autosave, a retry)
+// is stored as late work: kept and shown to staff as late, never graded (rdb view
+// graded_code). Triggers on `code`
 // keep codebook_view and, for a submit, submissions/home_view current.
 const SAVE_SQL = `
 INSERT INTO code (assignment_id, branch_id, save_trigger, code, save_time)
@@ -56,7 +59,7 @@ SELECT a.id, ?, ?, ?, UTC_TIMESTAMP(3)
   LEFT JOIN schedules s ON s.id = sl.schedule_id
  WHERE a.id = ? AND a.user_id = ?
    AND (a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= s.start_time
-                              AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE))`;
+                              AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE + INTERVAL ? SECOND))`;
 
 // Two tabs: a save may name the version it replaces (base_code_id: the latest
 // version its page knew). Then it is stored only if no newer save exists, so a
@@ -95,7 +98,7 @@ SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS st
 
 const SCRATCH_TEMPLATE = '#include <stdio.h>\n\nint main(void)\n{\n    printf("Hello, world!\\n");\n    return 0;\n}\n';
 
-function createEditorService({ db, telemetry, maxCodeBytes }) {
+function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
   async function open({ userId, assignmentId }) {
     const id = Number.parseInt(assignmentId, 10);
     if (!/^[1-9]\d{0,9}$/.test(String(assignmentId)) || id > 4294967295) throw notFound('No such assignment.');
@@ -170,9 +173,10 @@ function createEditorService({ db, telemetry, maxCodeBytes }) {
       baseCodeId = String(f.base_code_id);
     }
     const t0 = process.hrtime.bigint();
+    const grace = trigger === 'submit' ? 0 : lateGraceS;
     const result = baseCodeId === null
-      ? await db.query(SAVE_SQL, [branchId, trigger, f.code, assignmentId, userId])
-      : await db.query(SAVE_SQL + UNLESS_NEWER_SQL, [branchId, trigger, f.code, assignmentId, userId, baseCodeId]);
+      ? await db.query(SAVE_SQL, [branchId, trigger, f.code, assignmentId, userId, grace])
+      : await db.query(SAVE_SQL + UNLESS_NEWER_SQL, [branchId, trigger, f.code, assignmentId, userId, grace, baseCodeId]);
     if (result.affectedRows === 1) {
       const savedAt = new Date();
       telemetry.record({

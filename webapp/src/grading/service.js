@@ -39,8 +39,10 @@ function createGradingService({ db }) {
     const ev = await db.query('SELECT id, title, type, published_at FROM events WHERE id = ?', [eventId]);
     if (!ev[0]) throw notFound('No such event.');
     const rows = await db.query(`SELECT a.id AS assignment_id, u.username, u.name, sec.code AS section, q.position, p.title AS problem_title,
-        sb.submitted_at, a.score, q.max_marks, g.marks, gt.ta_id, ta.username AS ta_username,
-        (SELECT COUNT(*) FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open') AS open_regrades
+        sb.submitted_at, sb.automatic AS submitted_automatically, a.score, q.max_marks, g.marks, gt.ta_id, ta.username AS ta_username,
+        (SELECT COUNT(*) FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open') AS open_regrades,
+        (SELECT COUNT(*) FROM code c JOIN assignment_window w ON w.assignment_id = c.assignment_id
+          WHERE c.assignment_id = a.id AND c.save_time >= w.deadline) AS late_versions
       FROM assignments a JOIN users u ON u.id = a.user_id LEFT JOIN sections sec ON sec.id = u.section_id
       JOIN event_questions q ON q.id = a.question_id JOIN problems p ON p.id = a.problem_id
       LEFT JOIN submissions sb ON sb.assignment_id = a.id LEFT JOIN grades g ON g.assignment_id = a.id

@@ -60,7 +60,7 @@ ${manager ? html`<form method="post" action="/grading/events/${e.id}/distribute"
 <div class="card tablewrap">
 ${rows.length ? html`<table class="list compact" id="submissions"><thead><tr><th>Student</th><th>Section</th><th>Question</th><th>Submitted</th><th class="num">Auto score</th><th class="num">Marks</th><th>TA</th><th></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr data-assignment-id="${r.assignment_id}" data-username="${r.username}"><td>${r.username}</td><td>${r.section || ''}</td><td>Q${r.position} ${r.problem_title}</td>
-<td class="small">${r.submitted_at ? time(r.submitted_at) : html`<span class="muted">not submitted</span>`}</td><td class="num">${marks(r.score)}</td>
+<td class="small">${r.submitted_at ? html`${time(r.submitted_at)}${r.submitted_automatically ? html` <span class="pill info" title="submitted automatically at the deadline">auto</span>` : ''}` : html`<span class="muted">not submitted</span>`}${r.late_versions ? html` <span class="pill bad late" title="versions stored after the deadline: kept, not graded">late work</span>` : ''}</td><td class="num">${marks(r.score)}</td>
 <td class="num">${r.marks !== null ? html`${marks(r.marks)} / ${marks(r.max_marks)}` : ''}${r.open_regrades ? html` <span class="pill bad">regrade</span>` : ''}</td>
 <td>${manager ? html`<form method="post" action="/grading/assign" class="inline taform">${ui.csrf(req)}<input type="hidden" name="assignment_id" value="${r.assignment_id}">
   <select name="ta_id" aria-label="TA for ${r.username} Q${r.position}"><option value="">— none —</option>${tas.map((t) => html`<option value="${t.id}"${t.id === r.ta_id ? html` selected` : ''}>${t.username}</option>`)}</select>

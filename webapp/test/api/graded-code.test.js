@@ -8,6 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const dbh = require('../helpers/db');
 const ex = require('../helpers/exam');
+const { as, postJson } = require('../helpers/staff');
 
 test('graded_code: submission, deadline save, late versions, per-event basis', async (t) => {
   t.after(() => dbh.close());
@@ -48,4 +49,24 @@ test('graded_code: submission, deadline save, late versions, per-event basis', a
   assert.equal((await dbh.q('SELECT score FROM assignments WHERE id = ?', [aid]))[0].score, before);
   await dbh.q('UPDATE assignments SET score = 7, graded_at = UTC_TIMESTAMP(3) WHERE id = ?', [aid]);
   assert.equal(Number((await dbh.q('SELECT score FROM assignments WHERE id = ?', [aid]))[0].score), 7);
+});
+
+test('a save arriving just after the deadline is stored as late work, never graded; a late submit is refused', async (t) => {
+  t.after(() => dbh.close());
+  const { sectionId, users } = await ex.makeSection(1);
+  const problemId = await ex.makeProblem();
+  const exam = await ex.makeExam({ title: 'Late', sectionId, problemId, startSec: -3600, stopSec: -30 });
+  const aid = await ex.assignment(exam.eventId, users[0]);
+  const st = await as(users[0]);
+  const late = await postJson(st, '/editor/save', { assignment_id: aid, trigger: 'auto', code: '// the last autosave, 30 s late' });
+  assert.equal(late.status, 200, late.text);
+  const sub = await postJson(st, '/editor/save', { assignment_id: aid, trigger: 'submit', code: '// a late submit' });
+  assert.equal(sub.status, 409);
+  assert.equal(sub.json.code, 'event_closed');
+  const g = (await dbh.q('SELECT code_id, late_versions FROM graded_code WHERE assignment_id = ?', [aid]))[0];
+  assert.equal(g.code_id, null, 'nothing before the deadline: nothing graded');
+  assert.equal(Number(g.late_versions), 1);
+  const instr = await as('instructor');
+  const page = await instr.get(`/grading/a/${aid}`);
+  assert.match(page.text, /id="late-work"[\s\S]*the last autosave, 30 s late/);
 });

@@ -13,12 +13,14 @@ const BUGGY = SUM('-');
 const FIXED = SUM('+');
 const TEMPLATE = '#include <stdio.h>\n\nint main(void)\n{\n    return 0;\n}\n';
 
+let sections = 0;
 async function makeSection(n) {
-  const code = `E${TAG}`.slice(0, 32);
+  const k = ++sections;
+  const code = `E${TAG}${k}`.slice(0, 32);
   const sec = await dbh.q('INSERT INTO sections (code, name) VALUES (?, ?)', [code, `Exam tests ${TAG}`]);
   const users = [];
   for (let i = 1; i <= n; i++) {
-    const username = `ex${TAG}s${i}`;
+    const username = `ex${TAG}${k}s${i}`;
     await dbh.q(`INSERT INTO users (username, password_hash, name, role, section_id)
       SELECT ?, password_hash, ?, 'student', ? FROM users WHERE username = 'student01'`, [username, `Exam Student ${i}`, sec.insertId]);
     users.push(username);
