@@ -322,6 +322,7 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
 // Another tab or window saved this question after this page loaded: say so and
 // let the student choose; autosave waits meanwhile (no silent overwrite either way).
 let conflictOpen = false;
+let reloading = false; // the student chose the other tab's version: leave without saving this one
 function resolveConflict(message, trigger) {
   if (conflictOpen) return;
   conflictOpen = true;
@@ -330,7 +331,7 @@ function resolveConflict(message, trigger) {
     el('p', {}, message),
     el('p', { class: 'muted small' }, 'Keep this tab: your code here becomes the latest version. Load the other: this page reloads with the other version (this tab\'s code stays offered for restore).'),
     el('div', { class: 'actions' },
-      el('button', { type: 'button', class: 'btn', id: 'conflict-load', onclick: () => { dlg.close(); window.location.reload(); } }, 'Load the other version'),
+      el('button', { type: 'button', class: 'btn', id: 'conflict-load', onclick: () => { dlg.close(); reloading = true; window.location.reload(); } }, 'Load the other version'),
       el('button', { type: 'button', class: 'btn primary', id: 'conflict-keep', onclick: async () => {
         dlg.close();
         try {
@@ -346,8 +347,8 @@ function resolveConflict(message, trigger) {
 
 setInterval(() => { if (!document.hidden && !conflictOpen && !signInOpen) save('auto'); }, AUTOSAVE_MS);
 document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save('auto', { keepalive: true }); });
-window.addEventListener('pagehide', () => { if (dirty() && !saving) save('auto', { keepalive: true }); });
-window.addEventListener('beforeunload', (ev) => { if (dirty() && !closed) { save('auto', { keepalive: true }); ev.preventDefault(); ev.returnValue = ''; } });
+window.addEventListener('pagehide', () => { if (dirty() && !saving && !reloading) save('auto', { keepalive: true }); });
+window.addEventListener('beforeunload', (ev) => { if (dirty() && !closed && !reloading) { save('auto', { keepalive: true }); ev.preventDefault(); ev.returnValue = ''; } });
 
 $('#btn-save').addEventListener('click', () => save('manual').catch(() => {}));
 

@@ -21,7 +21,7 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
        p.title AS problem_title, p.statement_md, p.template_code, p.env, p.time_limit_ms,
        q.position, q.max_marks,
        s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
-       sub.submitted_at, sub.automatic AS submitted_automatically, e.graded_basis, e.description AS event_description,
+       sub.submitted_at, sub.automatic AS submitted_automatically, e.graded_basis,
        c.id AS latest_code_id, c.code AS latest_code, c.save_time AS latest_save_time,
        et.version AS timing_version,
        (SELECT sc.code FROM code sc WHERE sc.id = sub.code_id) <> c.code AS changed_since_submit,
@@ -45,11 +45,11 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
  WHERE a.id = ? AND a.user_id = ?`;
 
 // The save: authorise (own assignment, event window open for the student's
-// section, extra time included) and write in one statement. A save (never a
-// submit) arriving up to lateGraceS after the deadline (the last autosave, a retry)
-// is stored as late work: kept and shown to staff as late, never graded (rdb view
-// graded_code). Triggers on `code`
-// keep codebook_view and, for a submit, submissions/home_view current.
+// section, extra time included) and write in one statement. Triggers on `code`
+// keep codebook_view and, for a submit, submissions/home_view current. A save
+// (never a submit) arriving up to lateGraceS after the deadline (the last autosave,
+// a retry) is stored as late work: kept and shown to staff, never graded (rdb view
+// graded_code).
 const SAVE_SQL = `
 INSERT INTO code (assignment_id, branch_id, save_trigger, code, save_time)
 SELECT a.id, ?, ?, ?, UTC_TIMESTAMP(3)
@@ -135,10 +135,9 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
       submittedAt: a.submitted_at,
       submittedAutomatically: !!a.submitted_automatically,
       gradedBasis: a.graded_basis,
-      eventDescription: a.event_description || '',
       timingVersion: a.timing_version === null || a.timing_version === undefined ? 0 : Number(a.timing_version),
       latestCodeId: a.latest_code_id === null || a.latest_code_id === undefined ? null : Number(a.latest_code_id),
-      // the latest version is not the submitted one: changed since submit
+      // the latest version's code differs from the submitted code
       changedSinceSubmit: !!a.changed_since_submit,
       questions: a.kind === 'event' && a.questions ? String(a.questions).split(',').map((x) => {
         const [qid, position, submitted] = x.split(':');
