@@ -75,10 +75,11 @@ function loadConfig(env = process.env) {
     },
     // Saves (not submits) arriving this long after a student's deadline are stored as late work (0: refused).
     lateSaveGraceS: int(env, 'LATE_SAVE_GRACE_S', 300, { min: 0, max: 86400 }, errors),
-    // The automatic grader (src/exam/grader.js) in the cluster primary: 1 on, 0 off (the engine
-    // allows one request in flight per user, and the grader is one user), and its loop period.
+    // The automatic grader (src/exam/grader.js) in the cluster primary: evaluations it keeps in
+    // flight (0: off; about the engine's sandbox slots, which admission control bounds anyway),
+    // and its loop period.
     grader: {
-      concurrency: int(env, 'GRADER_CONCURRENCY', 1, { min: 0, max: 1 }, errors),
+      concurrency: int(env, 'GRADER_CONCURRENCY', 2, { min: 0, max: 64 }, errors),
       tickMs: int(env, 'GRADER_TICK_MS', 2000, { min: 100, max: 600000 }, errors),
     },
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
