@@ -12,9 +12,10 @@
 // time queues it again. Before the deadline a submission is graded provisionally;
 // at the deadline the grade becomes final, and a student who never submitted gets
 // the last code stored before the deadline submitted automatically. Late versions
-// are never graded. One engine call at a time (the engine lets one user have one
-// request in flight; the grader never takes more than one sandbox slot from
-// students); GRADER_CONCURRENCY=0 turns it off. 429/503 answers are retried later.
+// are never graded. GRADER_CONCURRENCY engine calls at a time (default 2, about the
+// sandbox slots; the engine's admission control bounds staff, so the grader cannot
+// take more than its share of slots from students); 0 turns it off. 429/503 answers
+// are retried later.
 const { createDb } = require('../shared/db');
 const { createMemcache } = require('../shared/memcache');
 const { newId, cookieValue, COOKIE } = require('../shared/session');
