@@ -35,6 +35,8 @@ function describe(err) {
 }
 
 // createSaveClient({ url, csrf, onStatus, fetchImpl, sleep, maxAttempts, baseDelayMs, maxDelayMs })
+//   csrf: the token, or a function returning the current one (read at every attempt, so a
+//   retry after signing in again in place carries the new token).
 //   .save(fields, { keepalive }) -> the server's answer ({ok, code_id, saved_at, ...}),
 //   or throws an Error with .status / .code / .network / .retryAfter.
 // onStatus(text, kind) is called with kind 'busy' (sending) or 'retry' (waiting to resend).
@@ -50,7 +52,7 @@ export function createSaveClient({
         method: 'POST', credentials: 'same-origin', keepalive,
         headers: {
           'Content-Type': 'application/json', Accept: 'application/json',
-          'X-CSRF-Token': csrf, 'X-Requested-With': 'XMLHttpRequest',
+          'X-CSRF-Token': typeof csrf === 'function' ? csrf() : csrf, 'X-Requested-With': 'XMLHttpRequest',
         },
         body,
       });

@@ -24,8 +24,12 @@ test('retries what was not acknowledged, with one id, honouring Retry-After', as
     { status: 502, body: { error: 'bad gateway' } }, { status: 200, body: { ok: true, code_id: 5 } }]);
   const waits = [];
   const statuses = [];
-  const client = createSaveClient({ csrf: 't', fetchImpl, sleep: async (ms) => { waits.push(ms); }, onStatus: (s, k) => statuses.push([k, s]) });
+  let token = 'first';
+  const sent = [];
+  const seen = async (url, init) => { sent.push(init.headers['X-CSRF-Token']); token = 'renewed'; return fetchImpl(url, init); };
+  const client = createSaveClient({ csrf: () => token, fetchImpl: seen, sleep: async (ms) => { waits.push(ms); }, onStatus: (s, k) => statuses.push([k, s]) });
   const r = await client.save({ assignment_id: 1, code: 'x' });
+  assert.deepEqual(sent, ['first', 'renewed', 'renewed', 'renewed'], 'the current token at every attempt');
   assert.equal(r.code_id, 5);
   assert.equal(r.attempts, 4);
   assert.equal(calls.length, 4);
