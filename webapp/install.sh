@@ -33,4 +33,7 @@ fi
 # bcrypt ships a prebuilt binary; check that it loads here
 node -e "require('bcrypt')" || { echo "webapp/install.sh: bcrypt does not load" >&2; exit 1; }
 
+# the similarity detector (Dolos) has its own packages: a native build the webapp does not need
+./similarity/install.sh
+
 node build/assets.js

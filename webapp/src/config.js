@@ -76,6 +76,14 @@ function loadConfig(env = process.env) {
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
     queryHeader: bool(env, 'DB_QUERY_HEADER', false, errors),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }, errors),
+    // Exam tools (issue 16): the similarity job's process priority and limits.
+    tools: {
+      similarity: {
+        niceness: int(env, 'SIMILARITY_NICE', 19, { min: 0, max: 19 }, errors),
+        timeoutS: int(env, 'SIMILARITY_TIMEOUT_S', 1800, { min: 10, max: 86400 }, errors),
+        maxPairs: int(env, 'SIMILARITY_MAX_PAIRS', 200, { min: 1, max: 5000 }, errors),
+      },
+    },
     production,
   };
 
