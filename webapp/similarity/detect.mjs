@@ -48,7 +48,7 @@ async function main() {
     fragments: p.buildFragments().map((f) => ({ left: region(f.leftSelection), right: region(f.rightSelection) })),
   }));
   const maxRss = Math.round(process.resourceUsage().maxRSS / 1024);
-  process.stdout.write(JSON.stringify({ files: files.length, pairs, ms: Date.now() - t0, max_rss_mb: maxRss, niceness: os.getPriority() }));
+  process.stdout.write(JSON.stringify({ files: files.length, pairs, ms: Date.now() - t0, max_rss_mb: maxRss, cpu_ms: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000), niceness: os.getPriority() }));
 }
 
 main().catch((err) => {

@@ -12,7 +12,7 @@ const { chromium } = require('playwright-core');
 const { chromiumPath } = require('../helpers/browser');
 const env = require('../helpers/env');
 const dbh = require('../helpers/db');
-const { seedExam, saveCode, dropExam } = require('../helpers/tools');
+const { seedExam, saveCode, dropExam, seedTimeline } = require('../helpers/tools');
 const set = require('../fixtures/similarity-set');
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -79,6 +79,37 @@ test('similarity: the seeded copy ranks first, side by side with its fragments',
   assert.ok(marked >= 20 && markedB >= 20, `fragments marked on both sides (${marked}, ${markedB})`);
   // the same fragment number is marked on the copy's reordered function
   assert.ok(await page.locator('#code-b .frag', { hasText: 'num_ok' }).count() >= 1);
+  await context.close();
+  assert.deepEqual(errors, []);
+});
+
+test('playback: a seeded 3-hour timeline, the slider and the diff of two points', { skip, timeout: 120000 }, async () => {
+  const exam = await seedExam({ tag: `${RUN}pb`, students: 1, startMin: -200, stopMin: 10 });
+  exams.push(exam);
+  const aid = exam.users[0].assignmentId;
+  await seedTimeline({ assignmentId: aid, problemId: exam.problemId, minutes: 180, everyS: 12 });
+
+  const { context, page } = await signIn('instructor');
+  await page.goto(`${BASE}/tools/events/${exam.eventId}`);
+  await page.click(`#playback-${aid}`);
+  // the first page of the timeline is shown, then the rest arrives
+  await page.waitForSelector('#pb-diff .ln');
+  await page.waitForFunction(() => document.getElementById('pb-count').textContent === '900', null, { timeout: 30000 });
+  assert.equal(await page.locator('#pb-pos').innerText(), '1');
+  // move the slider to version 30 (keyboard, as a person would)
+  await page.focus('#pb-slider');
+  for (let i = 0; i < 29; i++) await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => /version 30 /.test(document.getElementById('pb-diffhead').textContent));
+  assert.equal(await page.locator('#pb-diff .add').count(), 1);
+  assert.match(await page.locator('#pb-diff .add').innerText(), /int v29 = 29/);
+  // the failed compile of version 30 shows gcc's error in the timeline
+  assert.match(await page.locator('#pb-events li.pb-compile .pb-errors').first().innerText(), /error: expected ';'/);
+  // pin A at version 30, go ten versions on: the diff spans both points
+  await page.click('#pb-set-a');
+  for (let i = 0; i < 10; i++) await page.click('#pb-next');
+  await page.waitForFunction(() => /A: version 30 .*B: version 40 /.test(document.getElementById('pb-diffhead').textContent));
+  assert.equal(await page.locator('#pb-diff .add').count(), 10);
+  await shot(page, 'playback');
   await context.close();
   assert.deepEqual(errors, []);
 });

@@ -60,3 +60,43 @@ async function until(fn, { timeoutMs = 60000, everyMs = 300, what = 'condition' 
 }
 
 module.exports = { seedExam, saveCode, dropExam, until };
+
+// A recorded exam for playback: `minutes` of autosaves every `everyS` seconds
+// ending now, the code growing by one line per save; every 10th version compiled
+// (every 30th fails with gcc's message), every 20th run and every 40th evaluated.
+// Returns { codeIds, counts: { save, compile, run, evaluate } }.
+async function seedTimeline({ assignmentId, problemId, minutes = 180, everyS = 12 }) {
+  const tc = await dbh.q("INSERT INTO test_cases (problem_id, position, input, expected_output, visibility) VALUES (?, 1, '1 2', '3', 'visible')", [problemId]);
+  const n = Math.floor((minutes * 60) / everyS);
+  const lines = ['#include <stdio.h>', '', 'int main(void) {'];
+  const rows = [];
+  for (let k = 0; k < n; k++) {
+    lines.push(`    int v${k} = ${k}; (void) v${k};`);
+    rows.push([assignmentId, k % 25 === 24 ? 'manual' : 'auto', [...lines, '    return 0;', '}', ''].join('\n'), (n - k) * everyS]);
+  }
+  const codeIds = [];
+  for (let i = 0; i < rows.length; i += 200) {
+    const chunk = rows.slice(i, i + 200);
+    const r = await dbh.q(`INSERT INTO code (assignment_id, save_trigger, code, save_time) VALUES ${chunk.map(() => '(?, ?, ?, UTC_TIMESTAMP(3) - INTERVAL ? SECOND)').join(', ')}`, chunk.flat());
+    for (let j = 0; j < chunk.length; j++) codeIds.push(r.insertId + j);
+  }
+  const counts = { save: n, compile: 0, run: 0, evaluate: 0 };
+  for (let k = 9; k < n; k += 10) {
+    const fail = k % 30 === 29;
+    await dbh.q('INSERT INTO compilations (code_id, assignment_id, success, messages, created_at) SELECT id, assignment_id, ?, ?, save_time + INTERVAL 0.2 SECOND FROM code WHERE id = ?',
+      [fail ? 0 : 1, fail ? `main.c:${k + 4}:5: error: expected ';' before 'return'` : '', codeIds[k]]);
+    counts.compile++;
+    if (k % 20 === 19) {
+      await dbh.q("INSERT INTO executions (code_id, assignment_id, input, stdout, stderr, exit_code, time_ms, verdict, created_at) SELECT id, assignment_id, '1 2', '3', '', 0, 3, 'OK', save_time + INTERVAL 0.5 SECOND FROM code WHERE id = ?", [codeIds[k]]);
+      counts.run++;
+    }
+    if (k % 40 === 39) {
+      await dbh.q(`INSERT INTO evaluations (run_id, code_id, assignment_id, test_case_id, verdict, passed, actual_output, created_at)
+        SELECT ?, id, assignment_id, ?, 'WRONG_ANSWER', 0, '4', save_time + INTERVAL 0.7 SECOND FROM code WHERE id = ?`, [`R${String(k).padStart(25, '0')}`, tc.insertId, codeIds[k]]);
+      counts.evaluate++;
+    }
+  }
+  return { codeIds, counts };
+}
+
+module.exports.seedTimeline = seedTimeline;
