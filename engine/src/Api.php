@@ -101,6 +101,7 @@ final class Api
         if (!$session->csrfOk($token)) {
             throw new HttpError(403, 'the page is out of date (CSRF check failed): reload it and try again');
         }
+        LabLock::check($this->c, $session, $server);
         return match ($path) {
             '/compile' => $this->compile($session),
             '/execute' => $this->execute($session),

@@ -31,6 +31,8 @@ final class Config
     public string $environmentsFile;
     /** @var list<string> */
     public array $jobeKeys;
+    /** @var list<string> proxies whose X-Forwarded-For is believed (CIDR; LabLock) */
+    public array $trustedProxies;
     /** @var array<string, int> run limits */
     public array $runLimits;
     /** @var array<string, int> compile limits */
@@ -78,6 +80,7 @@ final class Config
         $c->environmentsFile = $s('ENGINE_ENVIRONMENTS_FILE', is_file($nosql) ? $nosql : $repo . '/engine/config/environments.json');
         $keys = trim($s('ENGINE_JOBE_KEYS', ''));
         $c->jobeKeys = $keys === '' ? [] : array_values(array_filter(array_map('trim', explode(',', $keys))));
+        $c->trustedProxies = array_values(array_filter(array_map('trim', explode(',', $s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1')))));
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),
             'WALL_TIME_MS' => $i('SANDBOX_WALL_TIME_MS', 0),

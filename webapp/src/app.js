@@ -94,10 +94,11 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
 
   app.use(sessions.middleware);
   app.use(csrfProtection({ exempt: ['/accounts/login'] }));
+  // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
+  // playback, announcements; see src/tools/index.js
+  require('./tools').mountTools(app, deps);
   // Staff side (issue 5): people, problems, events, live, grading, admin; see src/staff/index.js
   require('./staff').mountStaff(app, deps);
-  // Exam tools (issue 16): similarity, playback, lock-down, announcements; see src/tools/index.js
-  require('./tools').mountTools(app, deps);
 
   app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
   app.use('/accounts', require('./accounts/routes')(deps));

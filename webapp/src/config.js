@@ -78,6 +78,8 @@ function loadConfig(env = process.env) {
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }, errors),
     // Exam tools (issue 16): the similarity job's process priority and limits.
     tools: {
+      // how often each worker rereads which lab lock-downs are in force
+      lockdownRefreshMs: int(env, 'LOCKDOWN_REFRESH_MS', 2000, { min: 200, max: 60000 }, errors),
       similarity: {
         niceness: int(env, 'SIMILARITY_NICE', 19, { min: 0, max: 19 }, errors),
         timeoutS: int(env, 'SIMILARITY_TIMEOUT_S', 1800, { min: 10, max: 86400 }, errors),

@@ -43,6 +43,10 @@ function readCookie(header, name) {
 }
 
 function createSessions({ mc, secret, ttl, secure = false }) {
+  // Sign-in hooks (the lab lock-down, src/lockdown): `before` may refuse the
+  // sign-in (throw) or end the user's other sessions; `after` sees the new sid.
+  const hooks = { before: [], after: [] };
+  function onCreate(when, fn) { hooks[when].push(fn); }
   const attrs = `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 
   function setCookie(res, sid) {
@@ -73,6 +77,7 @@ function createSessions({ mc, secret, ttl, secure = false }) {
 
   // A new sid on every login (no fixation); the old one, if any, is deleted.
   async function create(req, res, user) {
+    for (const fn of hooks.before) await fn(req, user);
     if (req.sessionId) await mc.del(`sess:${req.sessionId}`).catch(() => {});
     const sid = newId();
     const data = {
@@ -89,6 +94,7 @@ function createSessions({ mc, secret, ttl, secure = false }) {
     setCookie(res, sid);
     req.session = data;
     req.sessionId = sid;
+    for (const fn of hooks.after) await fn(req, user, sid);
     return data;
   }
 
@@ -119,7 +125,7 @@ function createSessions({ mc, secret, ttl, secure = false }) {
     req.sessionId = null;
   }
 
-  return { middleware, create, destroy, revokeUser, setCookie, clearCookie };
+  return { middleware, create, destroy, revokeUser, setCookie, clearCookie, onCreate };
 }
 
 module.exports = { createSessions, sign, verify, newId, cookieValue, readCookie, COOKIE };

@@ -4,21 +4,37 @@
 //   /tools/events/:eventId            instructor, admin: similarity per question,
 //                                     playback links (similarity/, playback/)
 //   /tools/playback/:assignmentId     instructor, admin, ta: timeline, slider, diffs
+//   /tools/events/:eventId/lockdown   instructor, admin: address ranges, one session per
+//                                     student, audit log (lockdown/); its middleware runs
+//                                     before every other router
 const { requireRole } = require('../shared/auth');
 const { createToolsService } = require('./service');
 const { createSimilarityService } = require('../similarity/service');
 const { createPlaybackService } = require('../playback/service');
+const { createLockdownService } = require('../lockdown/service');
+const { lockdownMiddleware } = require('../lockdown/middleware');
+const { lockdownSection } = require('../lockdown/views');
 
 function mountTools(app, deps) {
-  const { db, cfg, log = console } = deps;
+  const { db, mc, cfg, sessions, log = console } = deps;
+  const lockdown = createLockdownService({ db, mc, sessions, ttl: cfg.sessionTtl, log, refreshMs: cfg.tools.lockdownRefreshMs });
+  lockdown.start();
+  sessions.onCreate('before', lockdown.beforeSignIn);
+  sessions.onCreate('after', lockdown.afterSignIn);
+  app.use(lockdownMiddleware({ lockdown, sessions, secret: cfg.sessionSecret }));
   const t = {
     ...deps,
     tools: createToolsService({ db }),
     similarity: createSimilarityService({ db, log, ...cfg.tools.similarity }),
     playback: createPlaybackService({ db }),
-    toolSections: [],
+    lockdown,
+    toolSections: [
+      async (req, event) => lockdownSection(req, { event, s: await lockdown.settings(event.id), log: await lockdown.auditLog(event.id, { limit: 200 }) }),
+    ],
   };
+  deps.lockdown = lockdown;
   app.use('/tools/playback', requireRole('instructor', 'admin', 'ta'), require('../playback/routes')(t));
+  app.use('/tools/events/:eventId/lockdown', requireRole('instructor', 'admin'), require('../lockdown/routes')(t));
   app.use('/tools/events/:eventId', requireRole('instructor', 'admin'), require('./routes')(t));
   return t;
 }

@@ -113,3 +113,45 @@ test('playback: a seeded 3-hour timeline, the slider and the diff of two points'
   await context.close();
   assert.deepEqual(errors, []);
 });
+
+test('lock-down: refused from outside the range, then a second sign-in ends the first', { skip, timeout: 120000 }, async () => {
+  const exam = await seedExam({ tag: `${RUN}lk`, students: 1 });
+  exams.push(exam);
+  const who = exam.users[0].username;
+  const { context: staffCtx, page: staffPage } = await signIn('instructor');
+  const saveLock = async (ranges) => {
+    await staffPage.goto(`${BASE}/tools/events/${exam.eventId}`);
+    await staffPage.check('#lockdown input[name=enabled]');
+    await staffPage.fill('#f-allowed_ranges', ranges);
+    await staffPage.check('#lockdown input[name=single_session]');
+    await Promise.all([staffPage.waitForLoadState('load'), staffPage.click('#lockdown-save')]);
+    assert.equal(await staffPage.inputValue('#f-allowed_ranges'), ranges);
+  };
+  await saveLock('10.20.0.0/16');
+  assert.match(await staffPage.locator('#lockdown-state').innerText(), /in force/);
+  await new Promise((r) => setTimeout(r, 2500)); // every worker rereads the lock-downs in force every 2 s
+
+  // the browser (127.0.0.1) is outside 10.20.0.0/16
+  const { context: refusedCtx, page: refused } = await signIn(who, { expectHome: false });
+  assert.match(await refused.locator('main').innerText(), /only from the lab's computers.*127\.0\.0\.1/s);
+  await shot(refused, 'lockdown-refused');
+  await refusedCtx.close();
+
+  await saveLock('127.0.0.0/8');
+  await new Promise((r) => setTimeout(r, 2500));
+  const { context: firstCtx, page: first } = await signIn(who);
+  const { context: secondCtx, page: second } = await signIn(who);
+  assert.match(second.url(), /\/home$/);
+  await first.reload();
+  assert.match(await first.locator('main').innerText(), /session was ended because you signed in again from 127\.0\.0\.1/);
+  await shot(first, 'lockdown-replaced');
+
+  await staffPage.reload();
+  const ended = staffPage.locator('#lockdown-audit tr.audit-session_end', { hasText: who });
+  assert.equal(await ended.count(), 1);
+  assert.match(await ended.innerText(), /new sign-in from 127\.0\.0\.1/);
+  assert.ok(await staffPage.locator('#lockdown-audit tr.audit-sign_in_refused', { hasText: who }).count() >= 1);
+  await shot(staffPage, 'lockdown-audit');
+  for (const c of [staffCtx, firstCtx, secondCtx]) await c.close();
+  assert.deepEqual(errors, []);
+});
