@@ -155,3 +155,41 @@ test('lock-down: refused from outside the range, then a second sign-in ends the 
   for (const c of [staffCtx, firstCtx, secondCtx]) await c.close();
   assert.deepEqual(errors, []);
 });
+
+test('announcements: one reaches an open editor within seconds and stays; a sign-in elsewhere is told there', { skip, timeout: 120000 }, async () => {
+  const exam = await seedExam({ tag: `${RUN}an`, students: 1 });
+  exams.push(exam);
+  const who = exam.users[0];
+  const { context: staffCtx, page: staffPage } = await signIn('instructor');
+  // one session per student, any address
+  await staffPage.goto(`${BASE}/tools/events/${exam.eventId}`);
+  await staffPage.check('#lockdown input[name=enabled]');
+  await staffPage.check('#lockdown input[name=single_session]');
+  await Promise.all([staffPage.waitForLoadState('load'), staffPage.click('#lockdown-save')]);
+  await new Promise((r) => setTimeout(r, 2500));
+
+  const { context: stCtx, page: editor } = await signIn(who.username);
+  await editor.goto(`${BASE}/editor/${who.assignmentId}`);
+  await editor.waitForSelector('#ed');
+  const message = `Question 1: read input until EOF (${RUN})`;
+  await staffPage.fill('#f-message', message);
+  const sent = Date.now();
+  await Promise.all([staffPage.waitForLoadState('load'), staffPage.click('#announce')]);
+  await editor.waitForSelector('#announcements li.announcement.new', { timeout: 20000 });
+  const took = Date.now() - sent;
+  assert.match(await editor.locator('#announcements').innerText(), new RegExp(message.replace(/[()]/g, '\\$&')));
+  assert.ok(took < 20000, `reached the editor in ${took} ms`);
+  await shot(editor, 'announcement-editor');
+  // kept on the exam page: a reload shows it again (no longer marked new)
+  await editor.reload();
+  await editor.waitForSelector('#announcements li.announcement');
+  assert.equal(await editor.locator('#announcements li.announcement.new').count(), 0);
+
+  // the same student signs in on another computer: the open editor says why it lost its session
+  const { context: otherCtx } = await signIn(who.username);
+  await editor.waitForSelector('#session-ended', { timeout: 20000 });
+  assert.match(await editor.locator('#session-ended').innerText(), /signed in again from 127\.0\.0\.1/);
+  await shot(editor, 'session-ended-editor');
+  for (const c of [staffCtx, stCtx, otherCtx]) await c.close();
+  assert.deepEqual(errors, []);
+});
