@@ -180,7 +180,7 @@ final class Api
         return [200, [
             'compiled' => $r['ok'],
             'verdict' => $r['ok'] ? null : Verdict::COMPILATION_ERROR,
-            'messages' => $r['messages'],
+            'messages' => CompileHelp::annotate($this->c, $r['messages'], $code),
             'raw' => $r['raw'],
             'code_id' => $codeId,
             'from_cache' => $r['from_cache'],

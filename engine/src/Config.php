@@ -33,6 +33,8 @@ final class Config
     public array $jobeKeys;
     /** @var list<string> proxies whose X-Forwarded-For is believed (CIDR; LabLock) */
     public array $trustedProxies;
+    /** the class that explains gcc's messages (Help\CompileHelper), or "none" */
+    public string $compileHelper;
     /** @var array<string, int> run limits */
     public array $runLimits;
     /** @var array<string, int> compile limits */
@@ -81,6 +83,7 @@ final class Config
         $keys = trim($s('ENGINE_JOBE_KEYS', ''));
         $c->jobeKeys = $keys === '' ? [] : array_values(array_filter(array_map('trim', explode(',', $keys))));
         $c->trustedProxies = array_values(array_filter(array_map('trim', explode(',', $s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1')))));
+        $c->compileHelper = $s('ENGINE_COMPILE_HELPER', Help\RuleBasedHelper::class);
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),
             'WALL_TIME_MS' => $i('SANDBOX_WALL_TIME_MS', 0),
