@@ -6,6 +6,7 @@
 // questions, and the answers given. So 3,000 students polling every 10 s cost
 // memcached session reads and no MySQL statement.
 const { badRequest, forbidden, notFound, conflict } = require('../shared/errors');
+const { periodic } = require('../tools/periodic');
 
 // "Running" for announcements: from 15 minutes before a section's start until an
 // hour after its stop (students may still read them after the end).
@@ -55,15 +56,7 @@ function createAnnouncementsService({ db, log = console, refreshMs = 1000, pollM
     byEvent = ev;
     answers = ans;
   }
-  let timer = null;
-  function start() {
-    if (timer) return;
-    const tick = () => refresh().catch((err) => log.error(`announcements: refresh failed: ${err.message}`));
-    tick();
-    timer = setInterval(tick, refreshMs);
-    timer.unref();
-  }
-  function stop() { if (timer) clearInterval(timer); timer = null; }
+  const { start, stop } = periodic('announcements', refreshMs, refresh, log);
 
   // What a student's open exam page shows: no database access.
   function feed(session) {

@@ -11,6 +11,7 @@
 const crypto = require('node:crypto');
 const { parseRanges, allows } = require('./ranges');
 const { forbidden, badRequest } = require('../shared/errors');
+const { periodic } = require('../tools/periodic');
 
 function sidHash(sid) { return crypto.createHash('sha256').update(sid).digest('base64url'); }
 function plainAddress(ip) { return String(ip || '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1'); }
@@ -29,15 +30,7 @@ function createLockdownService({ db, mc, sessions, ttl, log = console, refreshMs
     }
     bySection = next;
   }
-  let timer = null;
-  function start() {
-    if (timer) return;
-    const tick = () => refresh().catch((err) => log.error(`lockdown: refresh failed: ${err.message}`));
-    tick();
-    timer = setInterval(tick, refreshMs);
-    timer.unref();
-  }
-  function stop() { if (timer) clearInterval(timer); timer = null; }
+  const { start, stop } = periodic('lockdown', refreshMs, refresh, log);
 
   function locksFor(session) {
     if (!session || session.role !== 'student' || session.section_id == null) return [];

@@ -9,7 +9,7 @@ const { as, postForm, postJson, TAG } = require('../helpers/staff');
 const { Client } = require('../helpers/http');
 const env = require('../helpers/env');
 const dbh = require('../helpers/db');
-const { seedExam, dropExam, until } = require('../helpers/tools');
+const { seedExam, dropExam, until, untilSteady } = require('../helpers/tools');
 
 const SPOOF = { 'x-forwarded-for': '10.1.2.3' };
 let exam;
@@ -42,10 +42,10 @@ test('outside the range: sign-in refused, forged X-Forwarded-For or not; bad ran
   const s = await setLock('10.0.0.0/8');
   assert.equal(s.in_force, true);
   const who = exam.users[0].username;
-  const refused = await until(async () => {
+  const refused = await untilSteady(async () => {
     const r = await signIn(new Client(), who, SPOOF);
     return r.status === 403 ? r : null;
-  }, { timeoutMs: 8000, what: 'the lock-down to be in force in every worker' });
+  }, { timeoutMs: 15000, what: 'the lock-down to be in force in every worker' });
   assert.match(refused.json.error, /only from the lab's computers.*\(127\.0\.0\.1\)/);
   assert.equal((await signIn(new Client(), who)).status, 403);
   // another section's student is not concerned
@@ -58,7 +58,7 @@ test('a session from inside the range; when the range changes, webapp and engine
   await setLock('127.0.0.0/8');
   const who = exam.users[0];
   const c = new Client();
-  await until(async () => (await signIn(c, who.username)).status === 200, { timeoutMs: 8000, what: 'sign-in allowed' });
+  await untilSteady(async () => (await signIn(new Client(), who.username)).status === 200, { timeoutMs: 15000, what: 'sign-in allowed' });
   c.csrf = (await signIn(c, who.username)).json.csrf; // a second sign-in of the same client is allowed too
   const home = await c.get('/home');
   assert.equal(home.status, 200);
@@ -66,20 +66,21 @@ test('a session from inside the range; when the range changes, webapp and engine
   assert.equal((await compile()).status, 200);
 
   await setLock('10.0.0.0/8');
-  const w = await until(async () => { const r = await c.get('/home', { headers: SPOOF }); return r.status === 403 ? r : null; }, { timeoutMs: 8000, what: 'webapp refusal' });
+  const w = await untilSteady(async () => { const r = await c.get('/home', { headers: SPOOF }); return r.status === 403 ? r : null; }, { timeoutMs: 15000, what: 'webapp refusal' });
   assert.match(w.text, /only from the lab/);
-  const e = await until(async () => { const r = await compile(); return r.status === 403 ? r : null; }, { timeoutMs: 8000, what: 'engine refusal' });
+  const e = await until(async () => { const r = await compile(); return r.status === 403 ? r : null; }, { timeoutMs: 15000, what: 'engine refusal' });
   assert.match(e.json.error, /only from the lab's computers.*127\.0\.0\.1/);
   assert.ok((await auditKinds()).some((l) => l.kind === 'request_refused' && l.username === who.username));
   await setLock('127.0.0.0/8');
-  await until(async () => (await compile()).status === 200, { timeoutMs: 8000, what: 'engine allows again' });
+  await until(async () => (await compile()).status === 200, { timeoutMs: 15000, what: 'engine allows again' });
 });
 
 test('a second sign-in ends the first; the first browser is told why, staff see it', async () => {
   await setLock('127.0.0.0/8', true);
   const who = exam.users[1];
   const first = new Client();
-  await until(async () => (await signIn(first, who.username)).status === 200, { timeoutMs: 8000, what: 'sign-in allowed' });
+  await untilSteady(async () => (await signIn(new Client(), exam.users[0].username)).status === 200, { timeoutMs: 15000, what: 'sign-in allowed' });
+  assert.equal((await signIn(first, who.username)).status, 200);
   assert.equal((await first.get('/home')).status, 200);
   const second = new Client();
   assert.equal((await signIn(second, who.username)).status, 200);
@@ -111,5 +112,5 @@ test('only instructors and admins set a lock-down; switching it off lets everyon
   assert.equal((await postJson(staff, '/tools/events/999999999/lockdown', { enabled: '1' })).status, 404);
   const off = await postJson(staff, `/tools/events/${exam.eventId}/lockdown`, {});
   assert.equal(off.json.settings.enabled, false);
-  await until(async () => (await signIn(new Client(), exam.users[0].username, SPOOF)).status === 200, { timeoutMs: 8000, what: 'no lock-down' });
+  await untilSteady(async () => (await signIn(new Client(), exam.users[0].username, SPOOF)).status === 200, { timeoutMs: 15000, what: 'no lock-down' });
 });

@@ -59,7 +59,20 @@ async function until(fn, { timeoutMs = 60000, everyMs = 300, what = 'condition' 
   }
 }
 
-module.exports = { seedExam, saveCode, dropExam, until };
+// Like until, but fn must hold `times` times in a row: with several webapp workers,
+// each rereading its cache on its own timer, one answer says nothing about the next.
+async function untilSteady(fn, { times = 4, ...opts } = {}) {
+  let streak = 0;
+  let last;
+  await until(async () => {
+    last = await fn();
+    streak = last ? streak + 1 : 0;
+    return streak >= times;
+  }, opts);
+  return last;
+}
+
+module.exports = { seedExam, saveCode, dropExam, until, untilSteady };
 
 // A recorded exam for playback: `minutes` of autosaves every `everyS` seconds
 // ending now, the code growing by one line per save; every 10th version compiled
