@@ -15,14 +15,15 @@ function runDetector(input, { niceness = 19, timeoutS = 1800, heapMb = 2048 } = 
     });
     const out = [];
     let err = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutS * 1000);
     child.stdout.on('data', (c) => out.push(c));
     child.stderr.on('data', (c) => { if (err.length < 2000) err += c; });
     child.on('error', (e) => { clearTimeout(timer); reject(e); });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0) {
-        const why = signal === 'SIGKILL' ? `stopped after ${timeoutS} s` : (err.trim().split('\n').pop() || `exit ${code}`);
+        const why = timedOut ? `stopped after ${timeoutS} s` : signal ? `killed by ${signal}` : (err.trim().split('\n').pop() || `exit ${code}`);
         return reject(new Error(`the detector failed: ${why}`));
       }
       try { resolve(JSON.parse(Buffer.concat(out).toString('utf8'))); } catch { reject(new Error('the detector answered something that is not JSON')); }

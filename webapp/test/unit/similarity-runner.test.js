@@ -26,3 +26,8 @@ test('a template-only pair has no similarity', async () => {
 test('a broken input is a clear error', async () => {
   await assert.rejects(runDetector({ language: 'klingon', files: [{ id: 1, code: 'x' }, { id: 2, code: 'y' }] }), /the detector failed/);
 });
+
+test('a job over its time limit is killed and says so', async () => {
+  const files = Array.from({ length: 50 }, (_, i) => ({ id: i + 1, code: set.original }));
+  await assert.rejects(runDetector({ files }, { timeoutS: 0.05 }), /stopped after 0\.05 s/);
+});
