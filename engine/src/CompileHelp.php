@@ -38,7 +38,8 @@ final class CompileHelp
         }
         foreach ($messages as $i => $m) {
             if (isset($help[$i]) && is_string($help[$i]) && trim($help[$i]) !== '') {
-                $messages[$i]['help'] = mb_substr(trim($help[$i]), 0, self::MAX_HELP);
+                // at most MAX_HELP characters, cut on a UTF-8 boundary (PCRE: no mbstring needed)
+                $messages[$i]['help'] = preg_match('/^.{0,' . self::MAX_HELP . '}/su', trim($help[$i]), $cut) ? $cut[0] : '';
             }
         }
         return $messages;

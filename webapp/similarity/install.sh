@@ -4,6 +4,18 @@
 # time; needs make, g++ and python3), so they live apart from the webapp's packages.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# node-gyp's tools (a clean Debian may lack g++ or make)
+missing=()
+for p in g++ make python3; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -print -quit 2>/dev/null)" ] || apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
 stamp=node_modules/.install-stamp
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then

@@ -84,6 +84,9 @@ final class CompileHelpTest extends TestCase
         $messages = [['line' => 3, 'column' => 5, 'severity' => 'error', 'text' => "expected ';' before 'return'"]];
         $out = CompileHelp::annotate(Config::fromEnv(['ENGINE_COMPILE_HELPER' => ShoutingHelper::class]), $messages, '');
         $this->assertSame("EXPECTED ';' BEFORE 'RETURN'", $out[0]['help']);
+        $long = [['line' => 1, 'column' => 1, 'severity' => 'error', 'text' => str_repeat('é', 1500)]];
+        $cut = CompileHelp::annotate(Config::fromEnv(['ENGINE_COMPILE_HELPER' => ShoutingHelper::class]), $long, '')[0]['help'];
+        $this->assertSame(1000, preg_match_all('/./su', $cut), 'help is cut at 1000 characters, on a character boundary');
         $this->assertSame($messages, CompileHelp::annotate(Config::fromEnv(['ENGINE_COMPILE_HELPER' => FailingHelper::class]), $messages, ''));
         $this->assertSame($messages, CompileHelp::annotate(Config::fromEnv(['ENGINE_COMPILE_HELPER' => 'none']), $messages, ''));
         $this->assertSame($messages, CompileHelp::annotate(Config::fromEnv(['ENGINE_COMPILE_HELPER' => \stdClass::class]), $messages, ''));
