@@ -16,6 +16,10 @@ if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# node-gyp builds against the installed Node's headers, never a download (no nodejs.org here)
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then
+  export npm_config_nodedir=/usr
+fi
 stamp=node_modules/.install-stamp
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
