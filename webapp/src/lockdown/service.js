@@ -59,9 +59,10 @@ function createLockdownService({ db, mc, sessions, ttl, log = console, refreshMs
     const single = locks.find((l) => l.single);
     if (!single) return;
     const open = await db.query('SELECT sid_hash, event_id, address FROM lab_sessions WHERE user_id = ? AND ended_at IS NULL', [user.id]);
+    // every other session ends, also one begun before the lock-down took force (not in lab_sessions)
+    await sessions.revokeUser(user.id);
     if (!open.length) return;
     await db.query("UPDATE lab_sessions SET ended_at = UTC_TIMESTAMP(3), end_reason = 'replaced' WHERE user_id = ? AND ended_at IS NULL", [user.id]);
-    await sessions.revokeUser(user.id);
     const at = new Date().toISOString();
     for (const s of open) {
       await mc.set(`labend:${s.sid_hash}`, JSON.stringify({ at, address: plainAddress(req.ip), event: single.title }), ttl);

@@ -96,6 +96,24 @@ test('a second sign-in ends the first; the first browser is told why, staff see 
   assert.equal(log.filter((l) => l.kind === 'sign_in' && l.username === who.username).length, 2);
 });
 
+test('a session begun before the lock-down took force is ended by a sign-in under it', async () => {
+  const who = exam.users[1].username;
+  await postJson(staff, `/tools/events/${exam.eventId}/lockdown`, {});
+  const before = new Client();
+  await untilSteady(async () => (await signIn(new Client(), 'student01', SPOOF)).status === 200, { timeoutMs: 15000, what: 'no lock-down' });
+  assert.equal((await signIn(before, who)).status, 200);
+  await setLock('127.0.0.0/8', true);
+  await untilSteady(async () => {
+    const a = new Client();
+    await signIn(a, exam.users[0].username);
+    await signIn(new Client(), exam.users[0].username);
+    return (await a.getJson('/home')).status === 401;
+  }, { timeoutMs: 15000, what: 'one session per student in every worker' });
+  assert.equal((await before.getJson('/home')).status, 200, 'still signed in before the second sign-in');
+  assert.equal((await signIn(new Client(), who)).status, 200);
+  assert.equal((await before.getJson('/home')).status, 401);
+});
+
 test('the same session from another address is logged as an address change', async () => {
   // straight to the webapp, which believes X-Forwarded-For from loopback (HAProxy's role)
   const direct = new Client(`http://127.0.0.1:${env.get('WEBAPP_PORT', '3000')}`);
