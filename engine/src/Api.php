@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Prutor\Engine;
 
 /**
- * HTTP front of the engine: /compile, /execute, /evaluate, /healthz, /metrics and the
- * Jobe-compatible /jobe/index.php/restapi/{languages,runs}. JSON in (form-encoded
+ * HTTP front of the engine: /compile, /execute, /evaluate, /healthz, /metrics; the
+ * Jobe-compatible API under /jobe/ goes to Jobe\Router. JSON in (form-encoded
  * accepted), JSON out; errors are {"error": "..."} with a 4xx/5xx status.
  */
 final class Api
@@ -51,6 +51,9 @@ final class Api
         foreach ($headers as $k => $v) {
             header($k . ': ' . $v);
         }
+        if ($status === 204) {
+            return;
+        }
         echo json_encode($out, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PARTIAL_OUTPUT_ON_ERROR);
     }
 
@@ -60,11 +63,13 @@ final class Api
      */
     private function route(string $method, string $path, array $server, string $body): array
     {
+        if (Jobe\Router::handles($path)) {
+            return (new Jobe\Router($this->c))->route($method, $path, $server, $body);
+        }
         $path = rtrim($path, '/') ?: '/';
         $routes = [
             '/compile' => 'POST', '/execute' => 'POST', '/evaluate' => 'POST',
             '/healthz' => 'GET', '/engine/healthz' => 'GET', '/metrics' => 'GET',
-            '/jobe/index.php/restapi/languages' => 'GET', '/jobe/index.php/restapi/runs' => 'POST',
         ];
         if (!isset($routes[$path])) {
             throw new HttpError(404, 'no such engine endpoint');
@@ -81,17 +86,6 @@ final class Api
                 return $this->health();
             case '/metrics':
                 return [200, ['counters' => Metrics::all(), 'isolation' => apcu_fetch('sandbox:isolation') ?: 'unknown'], []];
-            case '/jobe/index.php/restapi/languages':
-                $this->jobeAuth($server);
-                $out = [];
-                foreach (Environments::all($this->c) as $slug => $e) {
-                    $v = (string) ($e['version'] ?? '');
-                    $out[] = [$slug, preg_match('/\d+(?:\.\d+)*/', $v, $m) ? $m[0] : $v];
-                }
-                return [200, $out, []];
-            case '/jobe/index.php/restapi/runs':
-                $this->jobeAuth($server);
-                return (new Jobe($this->c))->run($this->in);
         }
         $session = Session::load($this->c, (string) ($server['HTTP_COOKIE'] ?? ''));
         if ($session === null) {
@@ -210,7 +204,7 @@ final class Api
             $res = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'exit_code' => null,
                 'signal' => null, 'signal_name' => null, 'time_ms' => 0, 'memory_kb' => 0];
         } else {
-            $res = $runner->run((string) $cr['binary'], $input, $limits);
+            $res = $runner->run((string) $cr['binary'], $input, $limits, Environments::runArgv($env, Runner::BINARY));
         }
         $runner->release();
         Db::run($this->c, 'INSERT INTO executions (code_id, assignment_id, input, stdout, stderr, exit_code, signal_no, time_ms, memory_kb, verdict)
@@ -346,7 +340,7 @@ final class Api
             if (!$cr['ok']) {
                 $r = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'time_ms' => 0, 'signal_name' => null];
             } else {
-                $r = $runner->run((string) $cr['binary'], (string) $tc['input'], $limits);
+                $r = $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, Environments::runArgv($env, Runner::BINARY));
                 if ($r['verdict'] === Verdict::ACCEPTED && !Compare::equal((string) $tc['expected_output'], $r['stdout'], (string) $p['compare_mode'])) {
                     $r['verdict'] = Verdict::WRONG_ANSWER;
                 }
@@ -415,21 +409,6 @@ final class Api
             'launcher' => $launcher ? 'ok' : 'missing', 'slots' => $this->c->slots];
         $ok = $ok && $launcher;
         return [$ok ? 200 : 503, ['status' => $ok ? 'ok' : 'down', 'components' => $comp], []];
-    }
-
-    /** @param array<string, mixed> $server */
-    private function jobeAuth(array $server): void
-    {
-        if (!$this->c->jobeKeys) {
-            return;
-        }
-        $key = (string) ($server['HTTP_X_API_KEY'] ?? '');
-        foreach ($this->c->jobeKeys as $k) {
-            if ($key !== '' && hash_equals($k, $key)) {
-                return;
-            }
-        }
-        throw new HttpError(403, 'a valid X-API-KEY header is required');
     }
 
     public static function ulid(): string

@@ -11,6 +11,9 @@ namespace Prutor\Engine;
  */
 final class Runner
 {
+    /** The compiled program's name in the working directory (what {binary} stands for). */
+    public const BINARY = 'prog';
+
     private ?int $slot = null;
     private ?string $isolation = null;
     private Sandbox $box;
@@ -42,20 +45,42 @@ final class Runner
         return $this->slot;
     }
 
-    /** @param array<string, mixed> $env */
-    public static function hash(array $env, string $code): string
+    /**
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files support files by name, present at compile and run
+     */
+    public static function hash(array $env, string $code, array $files = []): string
     {
-        return hash('sha256', (string) $env['slug'] . "\0" . json_encode($env['compile']) . "\0" . $code);
+        ksort($files);
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env), 'prog'))
+            . "\0" . $code . ($files ? "\0" . json_encode(array_map(static fn (string $f): string => hash('sha256', $f), $files)) : ''));
+    }
+
+    /** @param array<string, mixed> $env */
+    private static function sourceName(array $env): string
+    {
+        return (string) ($env['source_filename'] ?? 'main' . (string) ($env['source_ext'] ?? '.c'));
+    }
+
+    /** @param array<string, string> $files */
+    private static function putFiles(string $dir, array $files): void
+    {
+        foreach ($files as $name => $contents) {
+            $path = $dir . '/' . basename((string) $name);
+            @unlink($path); // never write through a hard link into the binary cache
+            file_put_contents($path, $contents);
+        }
     }
 
     /**
      * @param array<string, mixed> $env
+     * @param array<string, string> $files support files by name (the Jobe API's file_list)
      * @return array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}
      */
-    public function compile(array $env, string $code): array
+    public function compile(array $env, string $code, array $files = []): array
     {
         $t0 = hrtime(true);
-        $h = self::hash($env, $code);
+        $h = self::hash($env, $code, $files);
         $base = $this->c->cacheDir . '/' . $h;
         $res = $this->cached($base, $h, $t0);
         if ($res !== null) {
@@ -76,11 +101,11 @@ final class Runner
             }
             $this->box->clean($slot);
             $wd = $this->box->workdir($slot);
-            $src = 'main' . (string) ($env['source_ext'] ?? '.c');
+            $src = self::sourceName($env);
+            self::putFiles($wd, $files);
             file_put_contents($wd . '/' . $src, $code);
             $cmd = [];
-            foreach ($env['compile'] as $i => $arg) {
-                $arg = str_replace(['{binary}', '{source}'], ['prog', $src], (string) $arg);
+            foreach (Environments::compileArgv($env, $src, 'prog') as $i => $arg) {
                 if ($i === 0 && $arg[0] !== '/') {
                     $arg = '/usr/bin/' . $arg;
                 }
@@ -185,15 +210,32 @@ final class Runner
     }
 
     /**
+     * What a writable run left must not reach the next request. Folders it made belong to
+     * the slot's user, so they are removed by that user, in the sandbox.
+     */
+    private function cleanAfterWritableRun(int $slot): void
+    {
+        $this->box->clean($slot);
+        if (array_diff((array) @scandir($this->box->workdir($slot)), ['.', '..']) !== []) {
+            $this->box->exec($slot, 'compile', $this->c->compileLimits, ['/usr/bin/find', '.', '-mindepth', '1', '-delete'], '', (string) $this->isolation);
+        }
+    }
+
+    /**
      * Runs a cached binary once with the given stdin.
      *
      * @param array<string, int> $limits
+     * @param list<string> $argv the command (Environments::runArgv), the binary named "prog"
+     * @param array<string, string> $files support files by name
+     * @param string $sandboxMode "run" (read-only directory, no exec, whole-run cgroup limits) or, for
+     *        the Jobe API, "compile" (writable directory and exec as Jobe allows, rlimits only)
      * @return array{verdict: string, stdout: string, stderr: string, exit_code: ?int, signal: ?int, signal_name: ?string, time_ms: int, memory_kb: int, wall_ms: int}
      */
-    public function run(string $binary, string $input, array $limits): array
+    public function run(string $binary, string $input, array $limits, array $argv = ['./prog'], array $files = [], string $sandboxMode = 'run'): array
     {
         $slot = $this->slot();
         $wd = $this->box->workdir($slot);
+        self::putFiles($wd, $files);
         $prog = $wd . '/prog';
         if (@fileinode($prog) !== @fileinode($binary)) {
             @unlink($prog);
@@ -203,7 +245,10 @@ final class Runner
             }
         }
         Metrics::inc('run');
-        $r = $this->box->exec($slot, 'run', $limits, ['./prog'], $input, (string) $this->isolation);
+        $r = $this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation);
+        if ($sandboxMode !== 'run') {
+            $this->cleanAfterWritableRun($slot);
+        }
         $st = $r['status'];
         $verdict = Verdict::fromRun($st, $limits);
         $sig = (int) ($st['signal'] ?? 0);
