@@ -195,7 +195,7 @@ final class Runs
     /** Jobe's rule for a file name in the run directory. */
     public static function validFileName(string $name): bool
     {
-        return $name !== '' && strlen($name) <= 128 && preg_match('/^[A-Za-z0-9_][A-Za-z0-9_.\-]*$/', $name) === 1;
+        return $name !== '' && strlen($name) <= 128 && preg_match('/\A[A-Za-z0-9_][A-Za-z0-9_.\-]*\z/', $name) === 1;
     }
 
     /**
