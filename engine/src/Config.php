@@ -25,6 +25,11 @@ final class Config
     public int $slotBase;
     public int $queueWaitMs;
     public string $isolation;
+    public bool $allowPlain;
+    public int $maxCodeBytes;
+    public int $maxInputBytes;
+    public int $storedOutputBytes;
+    public int $evaluatePerMinute;
     public string $launcher;
     public int $cacheMaxFiles;
     public int $cacheMaxBytes;
@@ -38,7 +43,6 @@ final class Config
     public array $trustedProxies;
     public int $jobeFileMaxBytes;
     public int $jobeFilesMaxBytes;
-    public int $jobeMemoryBudgetKb;
     /** @var array<string, int> run limits */
     public array $runLimits;
     /** @var array<string, int> compile limits */
@@ -79,6 +83,12 @@ final class Config
         $c->slotBase = $i('SANDBOX_SLOT_BASE', 0);
         $c->queueWaitMs = $i('ENGINE_QUEUE_WAIT_MS', 3000);
         $c->isolation = $s('SANDBOX_ISOLATION', 'auto');
+        $c->allowPlain = $s('SANDBOX_ALLOW_PLAIN', '0') === '1';
+        // the webapp reads the same MAX_CODE_BYTES: one limit for a save and a compile
+        $c->maxCodeBytes = $i('MAX_CODE_BYTES', 65536);
+        $c->maxInputBytes = $i('ENGINE_MAX_INPUT_BYTES', 65536);
+        $c->storedOutputBytes = $i('ENGINE_STORED_OUTPUT_BYTES', 16384);
+        $c->evaluatePerMinute = $i('ENGINE_EVALUATE_PER_MINUTE', 12);
         $c->launcher = $s('SANDBOX_LAUNCHER', '/usr/local/lib/prutor/prutor-box');
         $c->cacheMaxFiles = $i('ENGINE_CACHE_MAX_FILES', 5000);
         $c->cacheMaxBytes = $i('ENGINE_CACHE_MAX_BYTES', 512 * 1024 * 1024);
@@ -96,7 +106,6 @@ final class Config
         $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.1,::1'));
         $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
         $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);
-        $c->jobeMemoryBudgetKb = $i('ENGINE_JOBE_MEMORY_BUDGET_MB', 8192) * 1024;
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),
             'WALL_TIME_MS' => $i('SANDBOX_WALL_TIME_MS', 0),

@@ -7,7 +7,8 @@ namespace Prutor\Engine;
 /**
  * Compile once, run many: binaries are cached on disk by sha256(environment, flags,
  * code); a compile of a hash is done once even under concurrency (flock stripes), and
- * failed compilations are cached too. All compiles and runs happen in a sandbox slot.
+ * code the compiler rejected is cached too. All compiles and runs happen in a sandbox
+ * slot that starts empty: the compile sees only its source, a run only the binary.
  */
 final class Runner
 {
@@ -52,7 +53,7 @@ final class Runner
     public static function hash(array $env, string $code, array $files = []): string
     {
         ksort($files);
-        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env), 'prog'))
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env), self::BINARY))
             . "\0" . $code . ($files ? "\0" . json_encode(array_map(static fn (string $f): string => hash('sha256', $f), $files)) : ''));
     }
 
@@ -105,7 +106,7 @@ final class Runner
             self::putFiles($wd, $files);
             file_put_contents($wd . '/' . $src, $code);
             $cmd = [];
-            foreach (Environments::compileArgv($env, $src, 'prog') as $i => $arg) {
+            foreach (Environments::compileArgv($env, $src, self::BINARY) as $i => $arg) {
                 if ($i === 0 && $arg[0] !== '/') {
                     $arg = '/usr/bin/' . $arg;
                 }
@@ -119,20 +120,32 @@ final class Runner
             }
             $r = $this->box->exec($slot, 'compile', $limits, $cmd, '', (string) $this->isolation);
             $st = $r['status'];
+            $status = (string) ($st['status'] ?? '');
             $raw = trim($r['stderr'] . ($r['stdout'] !== '' ? "\n" . $r['stdout'] : ''));
-            $ok = ($st['status'] ?? '') === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
-            $internal = !$ok && !in_array($st['status'] ?? '', ['exited', 'timeout', 'output_limit', 'signaled'], true);
+            $ok = $status === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
+            // only the compiler's own verdict on the code is cached: a compile stopped for
+            // time, memory or output may pass on a quieter machine
+            // (gcc's driver exits 1 when the kernel kills cc1 for memory: look at the cgroup too)
+            $stopped = (int) ($st['oom'] ?? 0) > 0 || (int) ($st['cpu_limit'] ?? 0) > 0
+                || str_contains($raw, 'internal compiler error');
+            $rejected = $status === 'exited' && (int) $st['exit'] !== 0 && !$stopped;
+            $internal = !$ok && !in_array($status, ['exited', 'timeout', 'output_limit', 'signaled'], true);
             if ($ok) {
                 $tmp = $base . '.tmp' . getmypid();
                 copy($wd . '/prog', $tmp);
                 chmod($tmp, 0755);
                 rename($tmp, $base . '.bin');
-                $this->evictSometimes();
-            } elseif (!$internal) {
-                if (($st['status'] ?? '') === 'timeout') {
-                    $raw .= ($raw === '' ? '' : "\n") . 'compilation took too long';
-                }
+                $this->accountInsert((int) filesize($base . '.bin'));
+            } elseif ($rejected) {
                 file_put_contents($base . '.err', $raw);
+                $this->accountInsert(strlen($raw));
+            } elseif (!$internal) {
+                $why = match (true) {
+                    $status === 'timeout' => 'compilation took too long',
+                    $status === 'output_limit' => 'the compiler wrote too much output',
+                    default => 'the compiler ran out of memory or was stopped',
+                };
+                $raw .= ($raw === '' ? '' : "\n") . $why;
             }
             return [
                 'ok' => $ok,
@@ -166,21 +179,28 @@ final class Runner
         return null;
     }
 
-    /** Bounded cache: every 64th insert, drop the least recently used files beyond the limits. */
-    private function evictSometimes(): void
+    /**
+     * Bounded cache: the running totals (APCu, shared by the workers) are checked on every
+     * insert, so the cache overshoots its bounds by at most one entry; the totals are
+     * recounted from the folder whenever eviction runs (or APCu was emptied).
+     */
+    private function accountInsert(int $bytes): void
     {
-        $n = apcu_inc('cache:inserts', 1, $ok);
-        if (!$ok) {
-            apcu_add('cache:inserts', 1);
-            $n = 1;
+        $files = apcu_inc('cache:files', 1, $ok1);
+        $total = apcu_inc('cache:bytes', $bytes, $ok2);
+        if (!$ok1 || !$ok2 || $files > $this->c->cacheMaxFiles || $total > $this->c->cacheMaxBytes) {
+            [$files, $total] = self::evict($this->c->cacheDir, $this->c->cacheMaxFiles, $this->c->cacheMaxBytes);
+            apcu_store('cache:files', $files);
+            apcu_store('cache:bytes', $total);
         }
-        if ($n % 64 !== 0) {
-            return;
-        }
-        self::evict($this->c->cacheDir, $this->c->cacheMaxFiles, $this->c->cacheMaxBytes);
     }
 
-    public static function evict(string $dir, int $maxFiles, int $maxBytes): int
+    /**
+     * Drops the least recently used entries beyond the bounds.
+     *
+     * @return array{0: int, 1: int} files and bytes left
+     */
+    public static function evict(string $dir, int $maxFiles, int $maxBytes): array
     {
         $files = [];
         $bytes = 0;
@@ -195,7 +215,6 @@ final class Runner
             }
         }
         uasort($files, static fn (array $a, array $b): int => $a[0] <=> $b[0]);
-        $removed = 0;
         $count = count($files);
         foreach ($files as $f => [, $size]) {
             if ($count <= $maxFiles && $bytes <= $maxBytes) {
@@ -204,21 +223,8 @@ final class Runner
             @unlink($dir . '/' . $f);
             $count--;
             $bytes -= $size;
-            $removed++;
         }
-        return $removed;
-    }
-
-    /**
-     * What a writable run left must not reach the next request. Folders it made belong to
-     * the slot's user, so they are removed by that user, in the sandbox.
-     */
-    private function cleanAfterWritableRun(int $slot): void
-    {
-        $this->box->clean($slot);
-        if (array_diff((array) @scandir($this->box->workdir($slot)), ['.', '..']) !== []) {
-            $this->box->exec($slot, 'compile', $this->c->compileLimits, ['/usr/bin/find', '.', '-mindepth', '1', '-delete'], '', (string) $this->isolation);
-        }
+        return [$count, $bytes];
     }
 
     /**
@@ -227,28 +233,24 @@ final class Runner
      * @param array<string, int> $limits
      * @param list<string> $argv the command (Environments::runArgv), the binary named "prog"
      * @param array<string, string> $files support files by name
-     * @param string $sandboxMode "run" (read-only directory, no exec, whole-run cgroup limits) or, for
-     *        the Jobe API, "compile" (writable directory and exec as Jobe allows, rlimits only)
+     * @param string $sandboxMode "run" (a private tmpfs /box with read-only files, exec once) or, for
+     *        the Jobe API, "compile" (the slot itself as /box, exec allowed, as Jobe's runs are)
      * @return array{verdict: string, stdout: string, stderr: string, exit_code: ?int, signal: ?int, signal_name: ?string, time_ms: int, memory_kb: int, wall_ms: int}
      */
     public function run(string $binary, string $input, array $limits, array $argv = ['./prog'], array $files = [], string $sandboxMode = 'run'): array
     {
         $slot = $this->slot();
-        $wd = $this->box->workdir($slot);
-        self::putFiles($wd, $files);
-        $prog = $wd . '/prog';
-        if (@fileinode($prog) !== @fileinode($binary)) {
-            @unlink($prog);
-            if (!@link($binary, $prog)) {
-                copy($binary, $prog);
-                chmod($prog, 0755);
-            }
+        // the slot holds nothing but the binary: the launcher shows the run exactly the
+        // files in it, on a private /box, and empties the slot afterwards
+        $this->box->clean($slot);
+        self::putFiles($this->box->workdir($slot), $files);
+        $prog = $this->box->workdir($slot) . '/prog';
+        if (!@link($binary, $prog)) {
+            copy($binary, $prog);
+            chmod($prog, 0755);
         }
         Metrics::inc('run');
         $r = $this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation);
-        if ($sandboxMode !== 'run') {
-            $this->cleanAfterWritableRun($slot);
-        }
         $st = $r['status'];
         $verdict = Verdict::fromRun($st, $limits);
         $sig = (int) ($st['signal'] ?? 0);

@@ -18,8 +18,8 @@ use Prutor\Engine\Verdict;
  * defaults for the language (the environment's "jobe" block), a caller may lower or raise
  * them up to the environment's maxima: cputime above the maximum is refused with 400 as
  * Jobe does, the others are clamped. Runs are sandboxed as Jobe's are (a writable working
- * directory, exec allowed, rlimits: a 2 GB malloc fails under memorylimit). Every run is
- * logged with its caller (key id or address).
+ * directory, exec allowed, memorylimit as the address space: a 2 GB malloc fails). Every run
+ * is logged with its caller (key id or address).
  */
 final class Runs
 {
@@ -101,7 +101,10 @@ final class Runs
             if (!$cr['ok']) {
                 $out = self::result($cr['internal'] ? self::INTERNAL_ERROR : self::COMPILATION_ERROR, $cr['raw']);
             } else {
-                $r = $runner->run((string) $cr['binary'], $input, $limits, Environments::runArgv($env, Runner::BINARY, $runArgs), $files, 'compile');
+                // Jobe's memorylimit bounds the address space (a 2000 MB malloc fails); the sandbox's
+                // memory cgroup bounds what the whole run really uses
+                $argv = ['/usr/bin/prlimit', '--as=' . ($limits['MEMORY_KB'] * 1024), '--', ...Environments::runArgv($env, Runner::BINARY, $runArgs)];
+                $r = $runner->run((string) $cr['binary'], $input, $limits, $argv, $files, 'compile');
                 $out = self::result(self::outcome($r['verdict'], $r['stderr'], $r['signal']), '', $r['stdout'], $r['stderr']);
             }
         } catch (HttpError $e) {
@@ -150,9 +153,6 @@ final class Runs
                 $l[$k] = max(1, min($max[$k], (int) round($v * $unit)));
             }
         }
-        // Jobe's runs may fork and exec (pylint from a test harness) but get no memory cgroup:
-        // processes x memory stays within the host's budget
-        $l['NPROC'] = max(1, min($l['NPROC'], intdiv($c->jobeMemoryBudgetKb, max(1, $l['MEMORY_KB']))));
         return $l;
     }
 

@@ -64,9 +64,9 @@ final class JobeUnitTest extends TestCase
         $c = Config::fromEnv([]);
         $env = self::env('c');
         $l = Runs::limits($c, $env, []);
-        $this->assertSame([5000, 400 * 1024, 20], [$l['CPU_TIME_MS'], $l['MEMORY_KB'], $l['NPROC']], "Jobe's C defaults (numprocs 30 within the 8 GiB budget at 400 MB)");
+        $this->assertSame([5000, 400 * 1024, 30], [$l['CPU_TIME_MS'], $l['MEMORY_KB'], $l['NPROC']], "Jobe's C defaults");
         $l = Runs::limits($c, $env, ['cputime' => 3, 'memorylimit' => 100000, 'numprocs' => 999, 'streamsize' => 500]);
-        $this->assertSame([3000, 1048576, 8, 2097152], [$l['CPU_TIME_MS'], $l['MEMORY_KB'], $l['NPROC'], $l['OUTPUT_BYTES']], 'clamped to the maxima');
+        $this->assertSame([3000, 1048576, 64, 2097152], [$l['CPU_TIME_MS'], $l['MEMORY_KB'], $l['NPROC'], $l['OUTPUT_BYTES']], 'clamped to the maxima');
         $l = Runs::limits($c, $env, ['cputime' => 'rm -rf /', 'memorylimit' => 0]);
         $this->assertSame([5000, 400 * 1024], [$l['CPU_TIME_MS'], $l['MEMORY_KB']], 'non-numeric and 0 take the default');
         $this->expectException(HttpError::class);
