@@ -24,21 +24,16 @@ final class JobeTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        $secret = (string) getenv('SESSION_SECRET');
         $keys = (string) getenv('ENGINE_JOBE_KEYS');
-        if ($secret === '' || $keys === '') {
-            self::markTestSkipped('SESSION_SECRET and ENGINE_JOBE_KEYS are not set: the Jobe tests need the running stack');
+        if ($keys === '') {
+            self::markTestSkipped('ENGINE_JOBE_KEYS is not set: the Jobe tests need the running stack');
         }
         foreach (explode(',', $keys) as $i => $entry) {
             [$k, $r] = array_pad(explode(':', trim($entry), 2), 2, '');
             self::$keys[$i] = $k;
             self::$rates[$i] = ctype_digit($r) ? (int) $r : 600;
         }
-        self::$f = new Fixture();
-        if (self::$f->call('GET', '/healthz', null, null, false, self::$f->engineUrl)['status'] === 0) {
-            self::markTestSkipped('the engine is not running at ' . self::$f->engineUrl);
-        }
-        self::$f->create($secret);
+        self::$f = Fixture::forTestClass();
     }
 
     public static function tearDownAfterClass(): void

@@ -8,6 +8,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { launch, chromiumPath } = require('../helpers/browser');
 const { q, close } = require('../helpers/db');
+const { replaceCode, runWithInput, submit } = require('../helpers/editor');
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8080';
 const RUN = Date.now().toString(36);
@@ -80,10 +81,7 @@ test('a student sits a Python 3 exam question in the browser', { skip: !chromium
   });
 
   await t.test('a syntax check shows the error on its line', async () => {
-    await page.click('.cm-content');
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(BROKEN);
+    await replaceCode(page, BROKEN);
     await page.click('#btn-compile');
     await page.locator('#compile-verdict').waitFor({ timeout: 60000 });
     assert.match(await page.locator('#compile-verdict').innerText(), /Syntax error/);
@@ -93,10 +91,7 @@ test('a student sits a Python 3 exam question in the browser', { skip: !chromium
   });
 
   await t.test('the editor highlights Python (a # line is a comment, not a C directive)', async () => {
-    await page.click('.cm-content');
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(FIXED);
+    await replaceCode(page, FIXED);
     const comment = page.locator('.cm-line span', { hasText: '# the product of the two numbers' });
     await comment.waitFor();
     // CodeMirror's default style: comments #940 (C's "#..." lines would be meta, #404740)
@@ -106,11 +101,7 @@ test('a student sits a Python 3 exam question in the browser', { skip: !chromium
   await t.test('fix it, check again, run with input', async () => {
     await page.click('#btn-compile');
     await page.locator('#compile-verdict', { hasText: 'No syntax errors' }).waitFor({ timeout: 60000 });
-    await page.click('#tab-run');
-    await page.fill('#stdin', '40 2\n');
-    await page.click('#btn-run');
-    await page.locator('#run-verdict').waitFor({ timeout: 60000 });
-    assert.equal((await page.locator('#run-stdout').innerText()).trim(), '80');
+    assert.equal(await runWithInput(page, '40 2\n'), '80');
   });
 
   await t.test('evaluate and submit', async () => {
@@ -119,12 +110,7 @@ test('a student sits a Python 3 exam question in the browser', { skip: !chromium
     const text = await page.locator('#eval-verdict').innerText();
     assert.match(text, /Accepted/, text);
     assert.match(text, /2 of 2 tests passed/, text);
-    await page.click('#btn-submit');
-    const answered = page.waitForResponse((r) => r.url().endsWith('/editor/save')
-      && /"trigger":"submit"|trigger=submit/.test(r.request().postData() || ''));
-    await page.click('#submit-confirm');
-    assert.equal((await answered).status(), 200);
-    await page.locator('#save-state', { hasText: /^Saved/ }).waitFor({ timeout: 15000 });
+    await submit(page);
     const [row] = await q('SELECT score FROM assignments WHERE id = ?', [f.assignmentId]);
     assert.equal(Number(row.score), 10, 'full marks stored');
     const [sub] = await q("SELECT code FROM code WHERE assignment_id = ? AND save_trigger = 'submit' ORDER BY id DESC LIMIT 1", [f.assignmentId]);
