@@ -25,15 +25,24 @@ while [ "$i" -le "$last" ]; do
   chmod 2770 "$d"
   i=$((i + 1))
 done
+# One persistent, empty network namespace that every sandbox joins (sandbox/README.md):
+# made once per boot; where it cannot be made (no CAP_SYS_ADMIN) each sandbox makes its own.
+netns=/run/prutor/netns
+if ! findmnt -n "$netns" >/dev/null 2>&1; then
+  mkdir -p /run/prutor && chmod 0755 /run/prutor && touch "$netns"
+  unshare --net="$netns" true 2>/dev/null || rm -f "$netns"
+fi
+netns_line=$(findmnt -n "$netns" >/dev/null 2>&1 && echo "netns $netns" || true)
 conf=/etc/prutor/sandbox.conf
 line="box $ROOT $FIRST $COUNT"
 want_plain=$([ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ] && echo yes || echo no)
 has_plain=$(grep -qx "allow_plain 1" "$conf" && echo yes || echo no)
-if ! grep -qxF "$line" "$conf" || [ "$want_plain" != "$has_plain" ]; then
+if ! grep -qxF "$line" "$conf" || [ "$want_plain" != "$has_plain" ] || [ "$netns_line" != "$(grep '^netns ' "$conf" || true)" ]; then
   tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
-  grep -v -e "^box $ROOT " -e "^allow_plain " "$conf" > "$tmp" || true
+  grep -v -e "^box $ROOT " -e "^allow_plain " -e "^netns " "$conf" > "$tmp" || true
   echo "$line" >> "$tmp"
   [ "$want_plain" = yes ] && echo "allow_plain 1" >> "$tmp"
+  [ -n "$netns_line" ] && echo "$netns_line" >> "$tmp"
   chmod 0600 "$tmp"
   mv -f "$tmp" "$conf"
 fi

@@ -141,6 +141,13 @@ for mode in ns plain; do
   stdout_of $mode writer >/dev/null
   check "[$mode] a file in /tmp and System V shared memory do not outlive the run" test "$(stdout_of $mode reader)" = 0
 done
+program netns '#include <stdio.h>
+#include <unistd.h>
+int main(void) { char b[64] = ""; readlink("/proc/self/ns/net", b, sizeof b - 1); puts(b); return 0; }'
+if findmnt -n /run/prutor/netns >/dev/null 2>&1 && grep -q "^netns /run/prutor/netns" /etc/prutor/sandbox.conf; then
+  check "[ns] a sandbox joins the shared empty network namespace (no new one per launch)" \
+    test "$(stdout_of ns netns)" = "net:[$(stat -L -c %i /run/prutor/netns)]"
+fi
 # the cap is 2 x (FILE_SIZE_KB + 1 MB) = 4 MB here
 fill=$(stdout_of ns fill)
 capped() { awk -v d="$1" -v lo="$2" -v hi="$3" '$1 == d { ok = ($2 >= lo && $2 <= hi) } END { exit !ok }' <<<"$fill"; }

@@ -20,16 +20,7 @@ final class EngineTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        $secret = (string) getenv('SESSION_SECRET');
-        if ($secret === '') {
-            self::markTestSkipped('SESSION_SECRET is not set: the integration tests need the running stack');
-        }
-        self::$f = new Fixture();
-        $h = self::$f->call('GET', '/healthz', null, null, false, self::$f->engineUrl);
-        if ($h['status'] === 0) {
-            self::markTestSkipped('the engine is not running at ' . self::$f->engineUrl);
-        }
-        self::$f->create($secret);
+        self::$f = Fixture::open();
     }
 
     public static function tearDownAfterClass(): void
@@ -226,8 +217,8 @@ final class EngineTest extends TestCase
         // this engine's slot users only (another checkout's engine may be running on the host)
         $base = (int) (getenv('SANDBOX_SLOT_BASE') ?: 0);
         $users = implode(',', array_map(static fn (int $k): string => 'prutor-box' . ($base + $k), range(0, max(1, (int) (getenv('ENGINE_SLOTS') ?: 2)) - 1)));
-        $left = trim((string) shell_exec('ps -o pid= -u ' . escapeshellarg($users) . ' | wc -l'));
-        $this->assertSame('0', $left, 'no process of a slot user is left');
+        $left = trim((string) shell_exec('ps -o user=,stat=,etime=,args= -u ' . escapeshellarg($users)));
+        $this->assertSame('', $left, 'no process of a slot user is left');
         $this->assertHealthyAfter($this->dataName());
     }
 

@@ -38,8 +38,8 @@ final class Fixture
         $this->tag = 'e4t' . bin2hex(random_bytes(4));
     }
 
-    /** The fixture of an integration test class, created; the class is skipped without the running stack. */
-    public static function forTestClass(): self
+    /** A fixture with its users and sessions created; skips the suite without a running stack. */
+    public static function open(): self
     {
         $secret = (string) getenv('SESSION_SECRET');
         if ($secret === '') {

@@ -33,7 +33,7 @@ final class JobeTest extends TestCase
             self::$keys[$i] = $k;
             self::$rates[$i] = ctype_digit($r) ? (int) $r : 600;
         }
-        self::$f = Fixture::forTestClass();
+        self::$f = Fixture::open();
     }
 
     public static function tearDownAfterClass(): void
