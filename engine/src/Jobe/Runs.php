@@ -156,11 +156,17 @@ final class Runs
         return $l;
     }
 
-    /** Jobe's outcome for a run: any output on stderr makes a successful run a runtime error, as in Jobe. */
+    /**
+     * Jobe's outcome for a run: as in Jobe, output on stderr makes a run a runtime error and
+     * a non-zero exit code alone does not; a signal does.
+     */
     public static function outcome(string $verdict, string $stderr, ?int $signal = null): int
     {
         if ($verdict === Verdict::MEMORY_LIMIT && $signal === 11) {
             return self::RUNTIME_ERROR; // a crash at the address-space or stack limit, as Jobe reports it
+        }
+        if ($verdict === Verdict::RUNTIME_ERROR && $signal === null) {
+            $verdict = Verdict::ACCEPTED; // exited with a non-zero code
         }
         return match ($verdict) {
             Verdict::ACCEPTED, Verdict::WRONG_ANSWER => $stderr === '' ? self::SUCCESS : self::RUNTIME_ERROR,

@@ -97,6 +97,14 @@ final class JobeTest extends TestCase
         $this->assertSame(12, $this->submit($lang, $runtimeError)['outcome']);
     }
 
+    public function testExitCodeAloneIsSuccessAsInJobe(): void
+    {
+        $r = $this->submit('c', "#include <stdio.h>\nint main(void) { puts(\"out\"); return 3; }\n");
+        $this->assertSame([15, "out\n"], [$r['outcome'], $r['stdout']], 'a non-zero exit code alone');
+        $r = $this->submit('python3', "import sys\nprint('x', file=sys.stderr)\n");
+        $this->assertSame([12, "x\n"], [$r['outcome'], $r['stderr']], 'stderr output makes a runtime error');
+    }
+
     public function testLimitsGiveTimeAndOutputOutcomes(): void
     {
         $this->assertSame(13, $this->submit('c', "int main(void) { for (;;); }\n", ['parameters' => ['cputime' => 1]])['outcome']);

@@ -78,6 +78,9 @@ final class JobeUnitTest extends TestCase
     {
         $this->assertSame(15, Runs::outcome(Verdict::ACCEPTED, ''));
         $this->assertSame(12, Runs::outcome(Verdict::ACCEPTED, 'warning'), 'stderr output is a runtime error, as in Jobe');
+        $this->assertSame(15, Runs::outcome(Verdict::RUNTIME_ERROR, ''), 'a non-zero exit code alone is not an error for Jobe');
+        $this->assertSame(12, Runs::outcome(Verdict::RUNTIME_ERROR, 'Traceback'), 'with stderr it is');
+        $this->assertSame(12, Runs::outcome(Verdict::RUNTIME_ERROR, '', 6), 'a signal is');
         $this->assertSame(13, Runs::outcome(Verdict::OUTPUT_LIMIT, ''));
         $this->assertSame(17, Runs::outcome(Verdict::MEMORY_LIMIT, '', 9));
         $this->assertSame(12, Runs::outcome(Verdict::MEMORY_LIMIT, '', 11), 'a crash at the stack limit');
