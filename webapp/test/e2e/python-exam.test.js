@@ -3,12 +3,14 @@
 // question. The fixture (a section of one student, a Python problem with a visible and a
 // hidden case, an exam open now) is written to MariaDB and removed after. The student
 // signs in, opens the question, sees Python highlighting, checks the syntax (the error on
-// its line), fixes it, runs with input, evaluates and submits. Needs the whole stack.
+// its line), fixes it, runs with input, evaluates and submits; the automatic grader gives
+// it full marks. Needs the whole stack.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { launch, chromiumPath } = require('../helpers/browser');
 const { q, close } = require('../helpers/db');
 const { replaceCode, runWithInput, submit } = require('../helpers/editor');
+const { until } = require('../helpers/exam');
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8080';
 const RUN = Date.now().toString(36);
@@ -111,8 +113,10 @@ test('a student sits a Python 3 exam question in the browser', { skip: !chromium
     assert.match(text, /Accepted/, text);
     assert.match(text, /2 of 2 tests passed/, text);
     await submit(page);
-    const [row] = await q('SELECT score FROM assignments WHERE id = ?', [f.assignmentId]);
-    assert.equal(Number(row.score), 10, 'full marks stored');
+    // the automatic grader evaluates the submitted Python code through the engine
+    const graded = await until(async () => (await q(`SELECT a.score FROM assignments a JOIN auto_grades ag ON ag.assignment_id = a.id
+      WHERE a.id = ? AND ag.source = 'submission'`, [f.assignmentId]))[0], { timeoutMs: 60000, what: 'the grade of the submission' });
+    assert.equal(Number(graded.score), 10, 'full marks');
     const [sub] = await q("SELECT code FROM code WHERE assignment_id = ? AND save_trigger = 'submit' ORDER BY id DESC LIMIT 1", [f.assignmentId]);
     assert.match(sub.code, /print\(a \* b\)/);
   });
