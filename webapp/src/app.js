@@ -44,11 +44,13 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.set('etag', false);
   app.locals.maxCodeBytes = cfg.maxCodeBytes;
 
-  const sessions = createSessions({ mc, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure });
-  const limiter = createLoginLimiter({ mc, ...cfg.login });
+  const sessions = createSessions({ mc, db, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure, log });
+  const limiter = createLoginLimiter({
+    mc, secret: cfg.sessionSecret, secure: cfg.cookieSecure, storeTimeoutMs: cfg.memcached.timeoutMs * 2 + 100, ...cfg.login,
+  });
   const deps = {
     cfg, db, mc, telemetry, sessions,
-    accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost }),
+    accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),

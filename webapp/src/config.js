@@ -60,11 +60,15 @@ function loadConfig(env = process.env) {
     varDir: path.resolve(str(env, 'PRUTOR_VAR', path.join(REPO, 'var'))),
     maxCodeBytes: int(env, 'MAX_CODE_BYTES', 65536, { min: 1024, max: 16 * 1024 * 1024 }, errors),
     login: {
-      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 10, { min: 1, max: 100000 }, errors),
-      // A whole exam hall often sits behind one NAT address: a typo per student must
-      // not lock the hall out, so the per-address bound is far above the per-account one.
+      // A guesser is stopped per (account, address); the per-account bound (all
+      // addresses) is far higher so it cannot be spent against a student signing in
+      // elsewhere; a whole exam hall often sits behind one NAT address, so the
+      // per-address bound is higher still (accounts/ratelimit.js).
+      maxFailsPerAccountAddress: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT_ADDRESS', 10, { min: 1, max: 100000 }, errors),
+      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 100, { min: 1, max: 1000000 }, errors),
       maxFailsPerAddress: int(env, 'LOGIN_MAX_FAILS_PER_ADDRESS', 1000, { min: 1, max: 1000000 }, errors),
       windowS: int(env, 'LOGIN_WINDOW_S', 900, { min: 10, max: 86400 }, errors),
+      accountWindowS: int(env, 'LOGIN_ACCOUNT_WINDOW_S', 3600, { min: 10, max: 7 * 86400 }, errors),
     },
     bcryptCost: int(env, 'BCRYPT_COST', 10, { min: 4, max: 15 }, errors),
     telemetry: {

@@ -2,7 +2,8 @@
 // GET /healthz (CONTRACTS.md): 200 {"status":"ok","components":{...}} or 503 with
 // the failing part named. Aggregates MySQL, memcached, MongoDB and the engine
 // (ENGINE_URL/healthz), cached for 1.5 s per worker. GET /healthz?scope=self
-// checks only what this webapp cannot serve a page without (MySQL, memcached):
+// checks only what this webapp cannot serve a page without (MySQL; memcached is
+// reported there too, as degraded only):
 // it is the right target for HAProxy's check of the webapp backend, so a busy
 // engine or a stopped MongoDB never takes the webapp out of rotation.
 const express = require('express');
@@ -36,7 +37,15 @@ module.exports = function healthRoutes({ db, mc, cfg }) {
     memcached: () => mc.version().then(() => null),
     mongodb: async () => {
       if (!mongo) mongo = new MongoClient(cfg.mongoUrl, { serverSelectionTimeoutMS: 1500, connectTimeoutMS: 1500, maxPoolSize: 1 });
-      await mongo.db().command({ ping: 1 });
+      try {
+        await mongo.db().command({ ping: 1 });
+      } catch (err) {
+        // a client whose topology closed (MongoDB restarted) never recovers: start afresh next time
+        const old = mongo;
+        mongo = null;
+        old.close().catch(() => {});
+        throw err;
+      }
       return null;
     },
     engine: async () => {
@@ -47,12 +56,16 @@ module.exports = function healthRoutes({ db, mc, cfg }) {
     },
   };
 
+  // memcached is reported but never fails the answer: sessions are read from MariaDB
+  // while it is away (shared/session.js), so its restart takes no server out of rotation.
+  const DEGRADED_ONLY = new Set(['memcached']);
+
   async function run(scope) {
     const names = scope === 'self' ? ['mysql', 'memcached'] : Object.keys(checks);
     const hit = cache.get(scope);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
     const results = Object.fromEntries(await Promise.all(names.map((n) => check(n, checks[n]))));
-    const failing = names.filter((n) => results[n].status !== 'ok');
+    const failing = names.filter((n) => results[n].status !== 'ok' && !DEGRADED_ONLY.has(n));
     const value = {
       code: failing.length ? 503 : 200,
       body: { status: failing.length ? 'fail' : 'ok', ...(failing.length ? { failing } : {}), components: results, worker: process.pid },
