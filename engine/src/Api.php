@@ -82,6 +82,7 @@ final class Api
         if (!$session->csrfOk($token)) {
             throw new HttpError(403, 'the page is out of date (CSRF check failed): reload it and try again');
         }
+        LabLock::check($this->c, $session, $server);
         // one engine request at a time per student, released when this request ends (staff,
         // and the automatic grader among them, are bounded by admission control alone)
         $share = new FairShare($this->c);

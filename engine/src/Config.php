@@ -39,10 +39,12 @@ final class Config
     /** @var list<string> addresses and CIDR blocks that may call the Jobe API without a key */
     public array $jobeOpenAddresses;
     public int $jobeOpenRatePerHour;
-    /** @var list<string> peers whose X-Forwarded-For is believed (HAProxy) */
+    /** @var list<string> peers whose X-Forwarded-For is believed (HAProxy; addresses or CIDR blocks) */
     public array $trustedProxies;
     public int $jobeFileMaxBytes;
     public int $jobeFilesMaxBytes;
+    /** the class that explains gcc's messages (Help\CompileHelper), or "none" */
+    public string $compileHelper;
     /** @var array<string, int> run limits */
     public array $runLimits;
     /** @var array<string, int> compile limits */
@@ -103,9 +105,10 @@ final class Config
         }
         $c->jobeOpenAddresses = $list($s('ENGINE_JOBE_OPEN_ADDRESSES', ''));
         $c->jobeOpenRatePerHour = $i('ENGINE_JOBE_OPEN_RATE_PER_HOUR', 0);
-        $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.1,::1'));
+        $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1'));
         $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
         $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);
+        $c->compileHelper = $s('ENGINE_COMPILE_HELPER', Help\RuleBasedHelper::class);
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),
             'WALL_TIME_MS' => $i('SANDBOX_WALL_TIME_MS', 0),

@@ -60,7 +60,7 @@ final class StudentApi
         return [200, [
             'compiled' => $r['ok'],
             'verdict' => $r['ok'] ? null : Verdict::COMPILATION_ERROR,
-            'messages' => $r['messages'],
+            'messages' => CompileHelp::annotate($this->c, $r['messages'], $code),
             'raw' => Output::text($r['raw']),
             'code_id' => $codeId,
             'from_cache' => $r['from_cache'],

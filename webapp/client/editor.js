@@ -397,7 +397,9 @@ function showMessages(result) {
     panel.append(el('ul', { class: 'messages' }, msgs.map((m) => el('li', { class: `msg sev-${sevOf(m.severity)}` },
       m.line ? el('button', { type: 'button', class: 'lineref', 'data-line': m.line, onclick: () => jumpTo(m.line, m.column) }, `line ${m.line}${m.column ? `:${m.column}` : ''}`) : null,
       el('span', { class: 'sev' }, m.severity || ''),
-      el('span', { class: 'text' }, m.text || '')))));
+      el('span', { class: 'text' }, m.text || ''),
+      // the engine's compile-error help (issue 16): a plainer explanation, when it has one
+      m.help ? el('span', { class: 'help' }, m.help) : null))));
   } else if (!result.compiled && result.raw) {
     panel.append(el('pre', { class: 'raw' }, result.raw));
   }
