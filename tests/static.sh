@@ -32,6 +32,9 @@ check_compose() {
   # A fresh project dir keeps a developer's own .env out of the check.
   "$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
     --env-file "$ROOT/.env.example" config --quiet
+  # The TLS front's override, with a certificate path (it need not exist to validate).
+  TLS_CERT_FILE=/nonexistent/tls.pem "$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
+    -f "$ROOT/docker-compose.tls.yml" --env-file "$ROOT/.env.example" config --quiet
   # Without secrets, compose must refuse to run rather than start with defaults.
   if env -i PATH="$PATH" HOME="$HOME" "$VENV/bin/docker-compose" --project-directory "$(mktemp -d)" \
        -f "$ROOT/docker-compose.yml" config --quiet 2>/dev/null; then
