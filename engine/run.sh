@@ -6,7 +6,7 @@
 # never runs as root (the setuid launcher is the one privileged piece).
 # It refuses to start when the sandbox can only run `plain` (no namespaces, e.g. a
 # container without the security options of engine/README.md) unless the admin opts
-# in with SANDBOX_ALLOW_PLAIN=1 or chose SANDBOX_ISOLATION=plain. Settings: engine/README.md.
+# in with SANDBOX_ALLOW_PLAIN=1. Settings: engine/README.md.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
@@ -42,24 +42,23 @@ chmod 0771 "$PRUTOR_VAR/telemetry"
 touch "$PRUTOR_VAR/telemetry/engine.jsonl"
 chown "$ENGINE_USER:$share" "$PRUTOR_VAR/telemetry/engine.jsonl"
 chmod 0640 "$PRUTOR_VAR/telemetry/engine.jsonl"
-
-# Full strength or an explicit choice: a sandbox without namespaces must not start silently.
+# The sandbox's isolation, decided before anything is served: namespaces, or the weaker
+# plain mode only when the admin opted in (SANDBOX_ALLOW_PLAIN=1); otherwise refuse to start.
 launcher=${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}
-probe=$(setpriv --reuid="$ENGINE_USER" --regid="$ENGINE_USER" --init-groups \
-          "$launcher" probe "$ENGINE_VAR/box/$SANDBOX_SLOT_BASE" 2>&1 3>&1 || true)
-case $probe in
-  *'"status":"ok"'*) echo "engine/run.sh: sandbox at full strength (namespaces + seccomp + slot users)" ;;
+probe=$(su -s /bin/sh "$ENGINE_USER" -c "'$launcher' probe '$ENGINE_VAR/box/$SANDBOX_SLOT_BASE' 3>&1 >/dev/null 2>&1" || true)
+case "$probe:${SANDBOX_ISOLATION:-auto}" in
+  *'"status":"ok"'*:auto | *'"status":"ok"'*:ns) echo "engine/run.sh: sandbox isolation: namespaces (bubblewrap)" >&2 ;;
   *)
-    if [ "${SANDBOX_ISOLATION:-auto}" = plain ] || [ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ]; then
-      echo "engine/run.sh: WARNING: namespaces unavailable ($probe); running the sandbox in plain mode (slot users + rlimits + seccomp) as configured" >&2
+    if [ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ]; then
+      echo "engine/run.sh: WARNING: WEAK SANDBOX: plain isolation (uid + rlimits + seccomp, no namespaces): programs" \
+           "see the host's world-readable files and /tmp; the admin opted in with SANDBOX_ALLOW_PLAIN=1" >&2
     else
-      echo "engine/run.sh: the sandbox cannot create namespaces here ($probe)." \
-           "In a container, give the engine the security options of engine/README.md (Container);" \
-           "to run with the weaker plain mode anyway, set SANDBOX_ALLOW_PLAIN=1." >&2
+      echo "engine/run.sh: refusing to start: the sandbox's namespaces do not work here (probe: ${probe:-no answer})" \
+           "and plain isolation is not allowed. Give the engine user namespaces (see sandbox/README.md; in a container, the security options of engine/README.md, Container), or accept" \
+           "the weaker plain isolation explicitly with SANDBOX_ALLOW_PLAIN=1." >&2
       exit 1
     fi ;;
 esac
-
 conf=$("$HERE/render-config.sh" "$ENGINE_VAR")
 chown "$ENGINE_USER:$share" "$conf"
 chmod 0640 "$conf"
