@@ -18,11 +18,12 @@
 #   e2e           webapp's browser flows (student, staff) in Chromium
 #   hostile       the engine's hostile programs (PHPUnit) against the engine container
 #   jmeter        one small JMeter run of the webapp plan (jmeter-plans/bench.sh)
+#   tls           HAProxy and webapp recreated with docker-compose.tls.yml (self-signed)
 #   down          `docker compose down -v`
 #
 # Prints every step with its duration and ends with "N passed, M failed".
 # Env: CONTAINERS_HAPROXY_PORT (18080) CONTAINERS_STATS_PORT (18404)
-#      CONTAINERS_DB_PORT (18306) CONTAINERS_MEMCACHED_PORT (18211): host loopback ports,
+#      CONTAINERS_DB_PORT (18306) CONTAINERS_MEMCACHED_PORT (18211) CONTAINERS_TLS_PORT (18443): host loopback ports,
 #      apart from the native stack's; CONTAINERS_PROJECT (prutorct) the compose project;
 #      CONTAINERS_KEEP_UP=1 leaves the stack running at the end.
 set -uo pipefail
@@ -162,11 +163,28 @@ health_loop() {
   done
 }
 
+wait_healthy() { # wait_healthy SERVICE...
+  local svc deadline=$((SECONDS + 300)) waiting
+  while :; do
+    waiting=()
+    for svc in "$@"; do
+      [ "$(podman inspect -f '{{.State.Health.Status}}' "$COMPOSE_PROJECT_NAME-$svc-1" 2>/dev/null)" = healthy ] || waiting+=("$svc")
+    done
+    [ ${#waiting[@]} = 0 ] && { echo "healthy: $*"; return 0; }
+    if [ $SECONDS -ge $deadline ]; then
+      echo "not healthy after 300 s: ${waiting[*]}"; compose ps -a; compose logs --tail 40; return 1
+    fi
+    sleep 2
+  done
+}
+
 up() {
   # what an interrupted earlier run left behind
   compose down -v --remove-orphans >/dev/null 2>&1 || true
   health_loop & pids+=($!)
-  compose up -d --wait --wait-timeout 300 || { compose ps -a; compose logs --tail 40; return 1; }
+  # (not `up --wait`: it counts the one-shot jobs' normal exit as a failure)
+  compose up -d || { compose ps -a; compose logs --tail 40; return 1; }
+  wait_healthy mariadb memcached mongo engine webapp haproxy || return 1
   # HAProxy's access log (its stdout) where tests/smoke.sh reads it
   compose logs -f --no-log-prefix haproxy >"$CT_VAR/log/haproxy.log" 2>&1 & pids+=($!)
   compose ps -a
@@ -223,6 +241,34 @@ jmeter() {
     RESULTS_DIR="$CT_VAR/results" LOAD_CSV="$CT_VAR/jmeter/users.csv" bash jmeter-plans/bench.sh
 }
 
+# The optional TLS front (docker-compose.tls.yml) with a self-signed certificate:
+# HAProxy and the webapp are recreated with it; HTTPS answers, HTTP redirects, the
+# session cookie is Secure.
+tls() {
+  local dir=$CT_VAR/tls port=${CONTAINERS_TLS_PORT:-18443} hdrs code
+  mkdir -p "$dir"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/key.pem" -out "$dir/cert.pem" -days 2 \
+    -subj /CN=localhost 2>/dev/null || return 1
+  cat "$dir/cert.pem" "$dir/key.pem" >"$dir/tls.pem"
+  chown 10002:10002 "$dir/tls.pem"; chmod 0400 "$dir/tls.pem"
+  export TLS_CERT_FILE=$dir/tls.pem HAPROXY_TLS_PUBLISH=127.0.0.1:$port
+  COMPOSE_FILES+=(-f "$ROOT/docker-compose.tls.yml")
+  compose up -d haproxy webapp || return 1
+  wait_healthy webapp haproxy || return 1
+  local ok=0
+  code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "https://127.0.0.1:$port/healthz")
+  [ "$code" = 200 ] && echo "ok   HTTPS /healthz 200 on :$port" || { echo "FAIL HTTPS /healthz answered $code"; ok=1; }
+  hdrs=$(curl -s -o /dev/null -D - --max-time 10 "http://127.0.0.1:$HAPROXY_PUBLISH_PORT/accounts/login" | tr -d '\r')
+  grep -q '^HTTP/1.1 301' <<<"$hdrs" && grep -qi "^location: https://" <<<"$hdrs" &&
+    echo "ok   plain HTTP redirects to HTTPS" || { echo "FAIL plain HTTP does not redirect: $hdrs"; ok=1; }
+  hdrs=$(curl -sk -o /dev/null -D - --max-time 10 --data-urlencode username=student01 \
+    --data-urlencode password=prutor-demo "https://127.0.0.1:$port/accounts/login" | tr -d '\r')
+  grep -i '^set-cookie: prutor\.sid=' <<<"$hdrs" | grep -qi '; *secure' &&
+    echo "ok   the session cookie is Secure over TLS" || { echo "FAIL no Secure session cookie: $hdrs"; ok=1; }
+  grep -qi '^strict-transport-security:' <<<"$hdrs" && echo "ok   HSTS header" || { echo "FAIL no HSTS header"; ok=1; }
+  return $ok
+}
+
 step install bash containers/install.sh || exit 1
 step base-images bash containers/base-images.sh || exit 1
 step api api_service || exit 1
@@ -234,5 +280,6 @@ step smoke smoke
 step e2e e2e
 step hostile hostile
 step jmeter jmeter
+step tls tls
 printf '\n%s---- docker compose ps%s\n' "$B" "$N"
 compose ps -a

@@ -46,6 +46,12 @@ check_compose() {
     --env-file "$ROOT/.env.example" config --format json | jq -r '
       [.services | to_entries[] | select((.value.ports // []) | length > 0) | .key] | join(" ")')
   [ "$services" = haproxy ] || { echo "only haproxy may publish ports; got: $services" >&2; return 1; }
+  # Podman splits a health check's arguments at spaces (containers/test.sh runs them there).
+  local spaced
+  spaced=$("$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
+    --env-file "$ROOT/.env.example" config --format json | jq -r '
+      [.services | to_entries[] | select(any((.value.healthcheck.test // [])[1:][]; test(" "))) | .key] | join(" ")')
+  [ -z "$spaced" ] || { echo "health checks with a space inside an argument (Podman splits them): $spaced" >&2; return 1; }
   # Compose reads the same tuning profile as the native runner (a second --env-file).
   local workers
   workers=$("$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
