@@ -85,6 +85,9 @@ finish() {
   [ "$failed" = 0 ] && [ "$rc" = 0 ] || exit 1
 }
 trap finish EXIT
+# a timeout or ^C still ends with `down -v` and the summary
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # ---------------------------------------------------------------- steps
 
