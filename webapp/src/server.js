@@ -27,8 +27,15 @@ function startShipper() {
   return shipper;
 }
 
+function startGrader() {
+  const grader = require('./exam/grader').createGrader({ cfg });
+  grader.start();
+  return grader;
+}
+
 function runPrimary() {
   const shipper = startShipper();
+  const grader = startGrader();
   let stopping = false;
   const restarts = [];
   console.log(`[webapp] primary ${process.pid}: ${cfg.workers} workers on ${cfg.host}:${cfg.port}`);
@@ -136,7 +143,7 @@ function runPrimary() {
       const check = () => (Object.keys(cluster.workers).length === 0 ? resolve() : setTimeout(check, 50));
       check();
     });
-    await shipper.stop().catch(() => {});
+    await Promise.allSettled([shipper.stop(), grader.stop()]);
     console.log('[webapp] stopped');
     process.exit(0);
   };
