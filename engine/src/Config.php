@@ -39,7 +39,7 @@ final class Config
     /** @var list<string> addresses and CIDR blocks that may call the Jobe API without a key */
     public array $jobeOpenAddresses;
     public int $jobeOpenRatePerHour;
-    /** @var list<string> peers whose X-Forwarded-For is believed (HAProxy) */
+    /** @var list<string> peers whose X-Forwarded-For is believed (HAProxy; addresses or CIDR blocks) */
     public array $trustedProxies;
     public int $jobeFileMaxBytes;
     public int $jobeFilesMaxBytes;
@@ -105,7 +105,7 @@ final class Config
         }
         $c->jobeOpenAddresses = $list($s('ENGINE_JOBE_OPEN_ADDRESSES', ''));
         $c->jobeOpenRatePerHour = $i('ENGINE_JOBE_OPEN_RATE_PER_HOUR', 0);
-        $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.1,::1'));
+        $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1'));
         $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
         $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);
         $c->compileHelper = $s('ENGINE_COMPILE_HELPER', Help\RuleBasedHelper::class);

@@ -4,16 +4,12 @@ declare(strict_types=1);
 
 namespace Prutor\Engine;
 
-use Prutor\Engine\Jobe\Access;
-
 /**
  * Lab lock-down (issue 16), the engine's side of the rule the webapp applies too: a
  * student whose section has a lock-down in force (SQL view active_lab_lockdowns)
- * may compile, run and evaluate only from the lab's address ranges. The client's
- * address is Access::clientAddress (REMOTE_ADDR, or the last X-Forwarded-For entry
- * when the peer is in ENGINE_TRUSTED_PROXIES: HAProxy drops a client's own header
- * and adds the address it saw). The view's rows are cached in APCu for REFRESH_S
- * seconds (one query per refresh for the whole engine, none per request otherwise).
+ * may compile, run and evaluate only from the lab's address ranges (the client's
+ * address as ClientAddress tells it). The view's rows are cached in APCu for REFRESH_S seconds
+ * (one query per refresh for the whole engine, none per request otherwise).
  */
 final class LabLock
 {
@@ -30,7 +26,7 @@ final class LabLock
         if (!$locks) {
             return;
         }
-        $addr = Access::clientAddress($server, $c->trustedProxies);
+        $addr = ClientAddress::of($server, $c->trustedProxies);
         foreach ($locks as $ranges) {
             if (!self::inRanges($addr, $ranges)) {
                 throw new HttpError(403, 'this exam can be taken only from the lab\'s computers, and this computer\'s address ('
@@ -58,13 +54,7 @@ final class LabLock
     /** Whether the address is in one of the comma-separated ranges ("" = any address). */
     public static function inRanges(string $addr, string $ranges): bool
     {
-        $list = array_values(array_filter(array_map('trim', preg_split('/[\s,;]+/', $ranges) ?: []), 'strlen'));
-        if (!$list) {
-            return true;
-        }
-        if (preg_match('/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i', $addr, $m)) {
-            $addr = $m[1];
-        }
-        return Access::addressIn($addr, $list);
+        $list = array_values(array_filter(array_map('trim', preg_split('/[\s,;]+/', $ranges) ?: [])));
+        return !$list || ClientAddress::in($addr, $list);
     }
 }

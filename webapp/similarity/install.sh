@@ -22,8 +22,17 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; 
 fi
 stamp=node_modules/.install-stamp
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+# the built parsers are kept per lockfile and Node version (as FerretDB is): a second
+# checkout, or CI on the same machine, unpacks them instead of compiling them again
+cache_dir=${PRUTOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/prutor}
+cache=$cache_dir/similarity-${lock_sum:0:16}-$(node -p process.version).tgz
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
-  npm ci --no-audit --no-fund --loglevel=error
+  if [ -f "$cache" ] && rm -rf node_modules && tar -xzf "$cache"; then
+    echo "similarity/install.sh: parsers from $cache"
+  else
+    npm ci --no-audit --no-fund --loglevel=error
+    mkdir -p "$cache_dir" && tar -czf "$cache.tmp" node_modules && mv -f "$cache.tmp" "$cache"
+  fi
   echo "$lock_sum" > "$stamp"
 fi
 # The C parser must load (a failed native build shows here, not at the first job).

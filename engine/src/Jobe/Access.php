@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Prutor\Engine\Jobe;
 
+use Prutor\Engine\ClientAddress;
 use Prutor\Engine\Config;
 use Prutor\Engine\HttpError;
 use Prutor\Engine\Metrics;
@@ -13,8 +14,7 @@ use Prutor\Engine\Telemetry;
  * Who may call the Jobe API: closed by default. A caller shows an API key in the
  * X-API-KEY header (ENGINE_JOBE_KEYS, each with its own runs per hour), or comes from an
  * address an admin opened (ENGINE_JOBE_OPEN_ADDRESSES, with ENGINE_JOBE_OPEN_RATE_PER_HOUR).
- * The client's address is the one HAProxy appended to X-Forwarded-For when the request
- * comes from a trusted proxy (ENGINE_TRUSTED_PROXIES), else the peer's address.
+ * The client's address is ClientAddress's (ENGINE_TRUSTED_PROXIES).
  * Runs are counted per caller in fixed one-hour windows (APCu, shared by the workers).
  */
 final class Access
@@ -29,7 +29,7 @@ final class Access
      */
     public function admit(array $server, bool $isRun): array
     {
-        $address = self::clientAddress($server, $this->c->trustedProxies);
+        $address = ClientAddress::of($server, $this->c->trustedProxies);
         $key = isset($server['HTTP_X_API_KEY']) ? trim((string) $server['HTTP_X_API_KEY']) : '';
         $rate = null;
         $label = '';
@@ -42,7 +42,7 @@ final class Access
                 }
             }
         }
-        if ($rate === null && self::addressIn($address, $this->c->jobeOpenAddresses)) {
+        if ($rate === null && ClientAddress::in($address, $this->c->jobeOpenAddresses)) {
             $rate = $this->c->jobeOpenRatePerHour;
             $label = 'address:' . $address;
         }
@@ -74,48 +74,5 @@ final class Access
             Telemetry::log($this->c, 'jobe_refused', ['caller' => $label, 'address' => $address, 'rate_per_hour' => $perHour]);
             throw new HttpError(429, 'Max RUN rate for this server exceeded', ['Retry-After' => (string) (($window + 1) * 3600 - time())]);
         }
-    }
-
-    /**
-     * @param array<string, mixed> $server
-     * @param list<string> $trusted
-     */
-    public static function clientAddress(array $server, array $trusted): string
-    {
-        $peer = (string) ($server['REMOTE_ADDR'] ?? '');
-        $forwarded = (string) ($server['HTTP_X_FORWARDED_FOR'] ?? '');
-        if ($forwarded === '' || !self::addressIn($peer, $trusted)) {
-            return $peer;
-        }
-        // HAProxy appends the address it saw; anything before it is the client's own claim
-        $parts = array_map('trim', explode(',', $forwarded));
-        $last = (string) end($parts);
-        return filter_var($last, FILTER_VALIDATE_IP) !== false ? $last : $peer;
-    }
-
-    /** @param list<string> $list addresses and CIDR blocks */
-    public static function addressIn(string $address, array $list): bool
-    {
-        $ip = @inet_pton($address);
-        if ($ip === false) {
-            return false;
-        }
-        foreach ($list as $entry) {
-            [$net, $bits] = str_contains($entry, '/') ? explode('/', $entry, 2) : [$entry, null];
-            $n = @inet_pton($net);
-            if ($n === false || strlen($n) !== strlen($ip)) {
-                continue;
-            }
-            $bits = $bits === null ? strlen($n) * 8 : max(0, min(strlen($n) * 8, (int) $bits));
-            $bytes = intdiv($bits, 8);
-            $rest = $bits % 8;
-            if (substr($ip, 0, $bytes) !== substr($n, 0, $bytes)) {
-                continue;
-            }
-            if ($rest === 0 || ((ord($ip[$bytes]) ^ ord($n[$bytes])) & (0xFF << (8 - $rest)) & 0xFF) === 0) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Prutor\Engine\Tests;
 
+use Prutor\Engine\ClientAddress;
 use PHPUnit\Framework\TestCase;
 use Prutor\Engine\Config;
 use Prutor\Engine\Environments;
@@ -41,16 +42,16 @@ final class JobeUnitTest extends TestCase
     public function testClientAddressBelievesOnlyTheProxysOwnEntry(): void
     {
         $proxies = ['127.0.0.1', '::1'];
-        $this->assertSame('203.0.113.7', Access::clientAddress(['REMOTE_ADDR' => '127.0.0.1', 'HTTP_X_FORWARDED_FOR' => '10.0.0.1, 203.0.113.7'], $proxies));
-        $this->assertSame('198.51.100.2', Access::clientAddress(['REMOTE_ADDR' => '198.51.100.2', 'HTTP_X_FORWARDED_FOR' => '127.0.0.1'], $proxies), 'an untrusted peer cannot claim an address');
-        $this->assertSame('127.0.0.1', Access::clientAddress(['REMOTE_ADDR' => '127.0.0.1', 'HTTP_X_FORWARDED_FOR' => 'junk'], $proxies));
-        $this->assertTrue(Access::addressIn('10.1.2.3', ['192.168.0.0/16', '10.0.0.0/8']));
-        $this->assertFalse(Access::addressIn('11.1.2.3', ['10.0.0.0/8']));
-        $this->assertTrue(Access::addressIn('10.1.2.3', ['10.1.2.0/25']));
-        $this->assertFalse(Access::addressIn('10.1.2.200', ['10.1.2.0/25']));
-        $this->assertTrue(Access::addressIn('2001:db8::5', ['2001:db8::/32']));
-        $this->assertFalse(Access::addressIn('127.0.0.1', ['::1']));
-        $this->assertFalse(Access::addressIn('not an ip', ['0.0.0.0/0']));
+        $this->assertSame('203.0.113.7', ClientAddress::of(['REMOTE_ADDR' => '127.0.0.1', 'HTTP_X_FORWARDED_FOR' => '10.0.0.1, 203.0.113.7'], $proxies));
+        $this->assertSame('198.51.100.2', ClientAddress::of(['REMOTE_ADDR' => '198.51.100.2', 'HTTP_X_FORWARDED_FOR' => '127.0.0.1'], $proxies), 'an untrusted peer cannot claim an address');
+        $this->assertSame('127.0.0.1', ClientAddress::of(['REMOTE_ADDR' => '127.0.0.1', 'HTTP_X_FORWARDED_FOR' => 'junk'], $proxies));
+        $this->assertTrue(ClientAddress::in('10.1.2.3', ['192.168.0.0/16', '10.0.0.0/8']));
+        $this->assertFalse(ClientAddress::in('11.1.2.3', ['10.0.0.0/8']));
+        $this->assertTrue(ClientAddress::in('10.1.2.3', ['10.1.2.0/25']));
+        $this->assertFalse(ClientAddress::in('10.1.2.200', ['10.1.2.0/25']));
+        $this->assertTrue(ClientAddress::in('2001:db8::5', ['2001:db8::/32']));
+        $this->assertFalse(ClientAddress::in('127.0.0.1', ['::1']));
+        $this->assertFalse(ClientAddress::in('not an ip', ['0.0.0.0/0']));
     }
 
     public function testNonUtf8IsEscapedAsJobeDoesAndUtf8Kept(): void
