@@ -62,7 +62,8 @@ esac
 conf=$("$HERE/render-config.sh" "$ENGINE_VAR")
 chown "$ENGINE_USER:$share" "$conf"
 chmod 0640 "$conf"
-chown "$ENGINE_USER" "$ENGINE_VAR/logs" "$ENGINE_VAR/run"
+# -R: logs and pid files an older, root-started Apache left would stop this one (AH00091)
+chown -R "$ENGINE_USER" "$ENGINE_VAR/logs" "$ENGINE_VAR/run"
 [ -z "${SESSION_SECRET:-}" ] && echo "engine/run.sh: warning: SESSION_SECRET is empty, every session is refused" >&2
 # Apache started as www-data keeps that user for its master and children (its User
 # directive then changes nothing).
