@@ -2,7 +2,7 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test load-data bench capacity bench-engine chaos
+.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -34,8 +34,11 @@ env: ## print the environment the services get
 check: ## static checks only: compose config, hadolint, haproxy -c, apache2 -t
 	@$(PRUTOR) check
 
-test: ## bring the stack up, then static checks, rdb tests, every folder's test.sh, smoke test
+test: ## bring the stack up, then static checks, rdb tests, every folder's test.sh, smoke test, containers test
 	@$(PRUTOR) test
+
+containers-test: ## build and run the compose stack with Podman, then smoke, e2e, hostile and JMeter against it
+	@bash containers/test.sh
 
 # Load runs against the running stack (jmeter-plans/README.md). The variables are
 # passed through the environment: PLAN USERS RAMPUP ITERATIONS THINK ENGINE_SHARE.

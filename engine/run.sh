@@ -1,8 +1,12 @@
 #!/bin/sh
 # Starts the engine in the foreground (what supervisord and the Dockerfile's CMD run):
 # prepares the sandbox slots and the engine's folders under $PRUTOR_VAR/engine, renders
-# httpd.conf, then execs Apache (prefork + mod_php). Runs as root (Apache drops to
-# www-data; the sandbox launcher is setuid). Settings: see engine/README.md.
+# httpd.conf, then execs Apache (prefork + mod_php) as www-data. Starts as root only
+# to prepare the slots (root-owned launcher config); Apache itself, master included,
+# never runs as root (the setuid launcher is the one privileged piece).
+# It refuses to start when the sandbox can only run `plain` (no namespaces, e.g. a
+# container without the security options of engine/README.md) unless the admin opts
+# in with SANDBOX_ALLOW_PLAIN=1. Settings: engine/README.md.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(dirname "$HERE")
@@ -24,13 +28,19 @@ export SANDBOX_SLOT_BASE=${SANDBOX_SLOT_BASE:-0}
 mkdir -p "$ENGINE_VAR" "$PRUTOR_VAR/telemetry"
 chmod 0711 "$PRUTOR_VAR" "$ENGINE_VAR"
 "$REPO/sandbox/setup-box.sh" "$ENGINE_VAR/box" "$SANDBOX_SLOT_BASE" "$ENGINE_SLOTS"
-for d in cache locks io; do
+for d in cache locks io jobe-files; do
   mkdir -p "$ENGINE_VAR/$d"
   chown "$ENGINE_USER" "$ENGINE_VAR/$d"
   chmod 0700 "$ENGINE_VAR/$d"
 done
+# The webapp (group PRUTOR_GROUP: a name natively, the webapp container's gid in
+# compose) ships the telemetry spool and shows Apache's limits on its admin page;
+# nobody else (the slot users least of all) reads either.
+share=${PRUTOR_GROUP:-$ENGINE_USER}
+chgrp "$share" "$PRUTOR_VAR/telemetry"
+chmod 0771 "$PRUTOR_VAR/telemetry"
 touch "$PRUTOR_VAR/telemetry/engine.jsonl"
-chown "$ENGINE_USER" "$PRUTOR_VAR/telemetry/engine.jsonl"
+chown "$ENGINE_USER:$share" "$PRUTOR_VAR/telemetry/engine.jsonl"
 chmod 0640 "$PRUTOR_VAR/telemetry/engine.jsonl"
 # The sandbox's isolation, decided before anything is served: namespaces, or the weaker
 # plain mode only when the admin opted in (SANDBOX_ALLOW_PLAIN=1); otherwise refuse to start.
@@ -44,13 +54,18 @@ case "$probe:${SANDBOX_ISOLATION:-auto}" in
            "see the host's world-readable files and /tmp; the admin opted in with SANDBOX_ALLOW_PLAIN=1" >&2
     else
       echo "engine/run.sh: refusing to start: the sandbox's namespaces do not work here (probe: ${probe:-no answer})" \
-           "and plain isolation is not allowed. Give the engine user namespaces (see sandbox/README.md), or accept" \
+           "and plain isolation is not allowed. Give the engine user namespaces (see sandbox/README.md; in a container, the security options of engine/README.md, Container), or accept" \
            "the weaker plain isolation explicitly with SANDBOX_ALLOW_PLAIN=1." >&2
       exit 1
     fi ;;
 esac
 conf=$("$HERE/render-config.sh" "$ENGINE_VAR")
+chown "$ENGINE_USER:$share" "$conf"
 chmod 0640 "$conf"
-chown "$ENGINE_USER" "$ENGINE_VAR/logs"
+# -R: logs and pid files an older, root-started Apache left would stop this one (AH00091)
+chown -R "$ENGINE_USER" "$ENGINE_VAR/logs" "$ENGINE_VAR/run"
 [ -z "${SESSION_SECRET:-}" ] && echo "engine/run.sh: warning: SESSION_SECRET is empty, every session is refused" >&2
-exec apache2 -d "$ENGINE_VAR" -f "$conf" -D FOREGROUND
+# Apache started as www-data keeps that user for its master and children (its User
+# directive then changes nothing).
+exec setpriv --reuid="$ENGINE_USER" --regid="$ENGINE_USER" --init-groups \
+  apache2 -d "$ENGINE_VAR" -f "$conf" -D FOREGROUND

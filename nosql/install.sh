@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what nosql/ needs: the FerretDB binary (built once from the Go module
 # proxy and cached outside the work tree, so every checkout and CI run reuses
-# it) and the loader's npm dependencies. Idempotent; quick when both are present.
+# it; installed from there into /usr/local/bin, where the unprivileged user that
+# runs it can reach it) and the loader's npm dependencies. Idempotent; quick when
+# both are present.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${PRUTOR_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/prutor}" "${FERRETDB_VERSION:=v1.24.0}"
-: "${FERRETDB_BIN:=$PRUTOR_CACHE/ferretdb-$FERRETDB_VERSION}"
+: "${FERRETDB_CACHED:=$PRUTOR_CACHE/ferretdb-$FERRETDB_VERSION}"
+: "${FERRETDB_BIN:=/usr/local/bin/ferretdb-$FERRETDB_VERSION}"
 
 build_ferretdb() {
   command -v go >/dev/null || { echo "nosql/install.sh: Go is needed to build FerretDB" >&2; exit 1; }
@@ -24,10 +27,11 @@ build_ferretdb() {
   echo "$FERRETDB_VERSION" >"$src/build/version/version.txt"
   (cd "$src" && go build -trimpath -o "$work/ferretdb" ./cmd/ferretdb)
   "$work/ferretdb" --version >/dev/null
-  mv -f "$work/ferretdb" "$FERRETDB_BIN"   # atomic: a half-built binary is never cached
+  mv -f "$work/ferretdb" "$FERRETDB_CACHED"   # atomic: a half-built binary is never cached
 }
 
-[ -x "$FERRETDB_BIN" ] || build_ferretdb
+[ -x "$FERRETDB_CACHED" ] || build_ferretdb
+cmp -s "$FERRETDB_CACHED" "$FERRETDB_BIN" || install -m 0755 "$FERRETDB_CACHED" "$FERRETDB_BIN"
 
 # npm ci only when the lock file changed since the last install.
 if [ ! -f "$HERE/node_modules/.package-lock.json" ] || [ "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ]; then

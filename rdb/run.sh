@@ -41,4 +41,11 @@ if [ ! -d "$data/mysql" ]; then
   mariadb-install-db --defaults-file="$PRUTOR_VAR/conf/my.cnf" --user="$DB_OS_USER" \
     --auth-root-authentication-method=socket --skip-test-db >/dev/null
 fi
-exec mariadbd --defaults-file="$PRUTOR_VAR/conf/my.cnf"
+# In a container nobody runs bootstrap.sh from outside: the server applies its
+# statements (database, app user, password from DB_PASSWORD) at every start.
+init=()
+if [ "${DB_BOOTSTRAP_ON_START:-0}" = 1 ]; then
+  ( umask 077; bash "$HERE/bootstrap.sh" --sql >"$PRUTOR_VAR/run/bootstrap.sql" )
+  init=(--init-file="$PRUTOR_VAR/run/bootstrap.sql")
+fi
+exec mariadbd --defaults-file="$PRUTOR_VAR/conf/my.cnf" "${init[@]}"

@@ -24,3 +24,7 @@ apt_install() {
 
 # supervisord runs the stack; bin/prutor itself needs curl, jq and envsubst.
 apt_install supervisor curl jq gettext-base ca-certificates
+
+# The unprivileged user (and group) supervisord runs the webapp and FerretDB as.
+getent passwd prutor >/dev/null ||
+  useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin prutor

@@ -9,7 +9,9 @@
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
 #   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
-#   7. chaos              tests/chaos/run.sh --quick (20 students, one fault of each kind;
+#   7. containers         containers/test.sh (`make containers-test`: the compose stack
+#                         built and run with Podman, the suites again against it)
+#   8. chaos              tests/chaos/run.sh --quick (20 students, one fault of each kind;
 #                         last: it restarts components)
 #
 # Each suite's output is shown and kept in var/log/test-<suite>.log. A suite that
@@ -78,6 +80,8 @@ for d in "${FOLDERS[@]}"; do
   fi
 done
 suite smoke bash tests/smoke.sh
+# Builds every image and runs the compose stack beside the native one (its own ports).
+SUITE_TIMEOUT=${CONTAINERS_TEST_TIMEOUT:-1800} suite containers bash containers/test.sh
 suite chaos bash tests/chaos/run.sh --quick
 
 if [ "${CI:-}" = true ] && [ "${PRUTOR_KEEP_UP:-}" != 1 ]; then

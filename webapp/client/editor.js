@@ -1,4 +1,4 @@
-// The exam editor: CodeMirror 6 with C highlighting, autosave (interval, page
+// The exam editor: CodeMirror 6 highlighting the problem's language, autosave (interval, page
 // hidden, before the deadline), manual save, compile with messages linked to
 // lines and gutter markers, run with custom input, evaluate, submit, countdown.
 // Engine routes (/compile, /execute, /evaluate) are on the same origin (HAProxy).
@@ -9,6 +9,7 @@ import { indentWithTab } from '@codemirror/commands';
 import { indentUnit, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { cpp } from '@codemirror/lang-cpp';
+import { python } from '@codemirror/lang-python';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 import { createSaveClient } from './save-client.mjs';
 
@@ -20,6 +21,8 @@ const data = JSON.parse($('#editor-data').textContent);
 const csrfMeta = document.querySelector('meta[name="csrf-token"]');
 const csrf = () => csrfMeta.content;
 const backupKey = `prutor:code:${data.assignmentId}`;
+// Python's "compile" is a syntax check (the engine byte-compiles it once); C and C++ are compiled
+const isPython = data.env === 'python3';
 let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
 
@@ -69,7 +72,7 @@ const view = new EditorView({
     doc: data.code,
     extensions: [
       basicSetup,
-      cpp(),
+      isPython ? python() : cpp(),
       lintGutter(),
       // ours before basicSetup's (whose Mod-Enter inserts a blank line)
       Prec.highest(keymap.of([
@@ -388,13 +391,15 @@ function showMessages(result) {
   const errors = msgs.filter((m) => sevOf(m.severity) === 'error').length;
   const warnings = msgs.filter((m) => sevOf(m.severity) === 'warning').length;
   panel.append(el('p', { class: `verdict ${result.compiled ? 'ok' : 'bad'}`, id: 'compile-verdict' },
-    result.compiled ? 'Compiled successfully' : 'Compilation failed',
+    result.compiled ? (isPython ? 'No syntax errors' : 'Compiled successfully') : (isPython ? 'Syntax error' : 'Compilation failed'),
     el('span', { class: 'muted small' }, ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`)));
   if (msgs.length) {
     panel.append(el('ul', { class: 'messages' }, msgs.map((m) => el('li', { class: `msg sev-${sevOf(m.severity)}` },
       m.line ? el('button', { type: 'button', class: 'lineref', 'data-line': m.line, onclick: () => jumpTo(m.line, m.column) }, `line ${m.line}${m.column ? `:${m.column}` : ''}`) : null,
       el('span', { class: 'sev' }, m.severity || ''),
-      el('span', { class: 'text' }, m.text || '')))));
+      el('span', { class: 'text' }, m.text || ''),
+      // the engine's compile-error help (issue 16): a plainer explanation, when it has one
+      m.help ? el('span', { class: 'help' }, m.help) : null))));
   } else if (!result.compiled && result.raw) {
     panel.append(el('pre', { class: 'raw' }, result.raw));
   }
@@ -406,7 +411,7 @@ async function compile() {
   if (btn.disabled) return;
   busy(btn, true);
   showTab('messages');
-  $('#panel-messages').replaceChildren(el('p', { class: 'muted' }, 'Compiling…'));
+  $('#panel-messages').replaceChildren(el('p', { class: 'muted' }, isPython ? 'Checking the syntax…' : 'Compiling…'));
   try {
     const r = await post('/compile', { assignment_id: data.assignmentId, code: code(), env: data.env });
     showMessages(r);
@@ -415,6 +420,7 @@ async function compile() {
   } finally { busy(btn, false); }
 }
 $('#btn-compile').addEventListener('click', compile);
+if (isPython) $('#btn-compile').textContent = 'Check syntax';
 
 // ---------- run ----------
 const VERDICT = {

@@ -98,6 +98,9 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
 
   app.use(sessions.middleware);
   app.use(csrfProtection({ exempt: ['/accounts/login'] }));
+  // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
+  // playback, announcements; see src/tools/index.js
+  require('./tools').mountTools(app, deps);
   // Staff side (issue 5): people, problems, events, live, grading, admin; see src/staff/index.js
   require('./staff').mountStaff(app, deps);
 

@@ -89,6 +89,21 @@ function loadConfig(env = process.env) {
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
     queryHeader: bool(env, 'DB_QUERY_HEADER', false, errors),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }, errors),
+    // Exam tools (issue 16): the similarity job's process priority and limits.
+    tools: {
+      // how often each worker rereads which lab lock-downs are in force
+      lockdownRefreshMs: int(env, 'LOCKDOWN_REFRESH_MS', 2000, { min: 200, max: 60000 }, errors),
+      // announcements: how often each worker rereads them, how often exam pages poll
+      announcements: {
+        refreshMs: int(env, 'ANNOUNCE_REFRESH_MS', 1000, { min: 200, max: 60000 }, errors),
+        pollMs: int(env, 'ANNOUNCE_POLL_MS', 10000, { min: 1000, max: 600000 }, errors),
+      },
+      similarity: {
+        niceness: int(env, 'SIMILARITY_NICE', 19, { min: 0, max: 19 }, errors),
+        timeoutS: int(env, 'SIMILARITY_TIMEOUT_S', 1800, { min: 10, max: 86400 }, errors),
+        maxPairs: int(env, 'SIMILARITY_MAX_PAIRS', 200, { min: 1, max: 5000 }, errors),
+      },
+    },
     production,
   };
 

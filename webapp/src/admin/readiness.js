@@ -15,7 +15,8 @@ function createReadiness({ varDir, env = process.env, timeoutMs = 20000 }) {
 
   function decision(users) {
     return new Promise((resolve) => {
-      if (!fs.existsSync(TUNING)) { resolve({ error: 'tuning/ is not installed beside the webapp (e.g. in its container): run the sweeps on the host.' }); return; }
+      // a webapp container has no tuning/ (nor JMeter): nothing was measured here
+      if (!fs.existsSync(TUNING)) { resolve({ tuningMissing: true }); return; }
       execFile(TUNING, ['recommend', '--users', String(users), '--plan', 'webapp', '--json'],
         { timeout: timeoutMs, env: { ...env, PRUTOR_VAR: varDir }, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
           if (err) { resolve({ error: `tuning recommend failed: ${String(stderr || err.message).trim().split('\n').pop()}` }); return; }

@@ -78,6 +78,11 @@ tuning/tuning apply var/tuning/recommended-webapp-${n}.env</pre>`;
       <p class="small">Best measured: ${runLine(r.capacity)}.</p>
       <p>Cap the exam at about ${r.capacity.users} students per host, add cores, or measure again with other settings:</p></div>
       <pre class="code">${sweepCmd}</pre>`;
+  } else if (r.tuningMissing) {
+    verdict = html`<div class="answer unknown" id="ready-answer"><strong>Not measured here: tuning/ is not installed beside this webapp</strong> (as in its container).
+      <p>Run the sweep from a checkout on a host of the same size, against this deployment's address, then compare:</p></div>
+      <pre class="code" id="sweep-command">${sweepCmd}
+tuning/tuning report</pre>`;
   } else {
     verdict = html`<div class="answer unknown" id="ready-answer"><strong>Not measured: no sweep on this host reached ${n} students.</strong>
       <p>Run the sweep (JMeter at the thesis' workload; a few minutes per run), then the report for the plots:</p></div>

@@ -85,6 +85,10 @@ function parseSession(raw) {
 }
 
 function createSessions({ mc, db, secret, ttl, secure = false, log = console }) {
+  // Sign-in hooks (the lab lock-down, src/lockdown): `before` may refuse the
+  // sign-in (throw) or end the user's other sessions; `after` sees the new sid.
+  const hooks = { before: [], after: [] };
+  function onCreate(when, fn) { hooks[when].push(fn); }
   const attrs = `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
   const seal = sealer(secret);
 
@@ -144,6 +148,7 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
   // A new sid on every sign-in (no fixation); the old one, if any, ends. The durable
   // copy is written first: a session exists once MariaDB has it.
   async function create(req, res, user) {
+    for (const fn of hooks.before) await fn(req, user);
     if (req.sessionId) await end(req.sessionId);
     const sid = newId();
     const data = {
@@ -163,6 +168,7 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
     setCookie(res, sid);
     req.session = data;
     req.sessionId = sid;
+    for (const fn of hooks.after) await fn(req, user, sid);
     return data;
   }
 
@@ -217,7 +223,7 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
     return r.affectedRows;
   }
 
-  return { middleware, create, update, destroy, revokeUser, listUser, purgeExpired, setCookie, clearCookie };
+  return { middleware, create, update, destroy, revokeUser, listUser, purgeExpired, setCookie, clearCookie, onCreate };
 }
 
 module.exports = { createSessions, sign, verify, newId, cookieValue, readCookie, storeKey, sealer, COOKIE };

@@ -1,7 +1,8 @@
 'use strict';
 // Sign-in limits an attacker cannot turn against a student (accounts/ratelimit.js).
-// Through HAProxy: addresses are told apart by X-Forwarded-For, which the webapp
-// believes from loopback only (TRUST_PROXY), as HAProxy here runs on loopback.
+// Addresses are told apart by X-Forwarded-For, which the webapp believes from
+// loopback only (TRUST_PROXY, HAProxy's place); HAProxy replaces a client's own
+// X-Forwarded-For, so these clients play HAProxy and talk to the webapp directly.
 // The bounds themselves (per address, per account) are checked on the limiter with
 // small numbers against the real memcached.
 const test = require('node:test');
@@ -14,6 +15,7 @@ const { createLoginLimiter } = require('../../src/accounts/ratelimit');
 const { createMemcache } = require('../../src/shared/memcache');
 
 const mc = mcHelper.connect();
+const DIRECT = `http://127.0.0.1:${env.get('WEBAPP_PORT', '3000')}`;
 const n = env.loginMaxFailsPerAccountAddress;
 const addr = () => `198.51.${crypto.randomInt(1, 254)}.${crypto.randomInt(1, 254)}`;
 const attempt = (c, user, password, ip) => c.post('/accounts/login', {
@@ -23,7 +25,7 @@ const attempt = (c, user, password, ip) => c.post('/accounts/login', {
 test.after(async () => { await mc.flushAll(); mc.close(); });
 
 test('attack: wrong passwords from one address do not lock the student out from another', async () => {
-  const attacker = new Client();
+  const attacker = new Client(DIRECT);
   const there = addr();
   for (let i = 0; i < n; i++) assert.equal((await attempt(attacker, 'student07', 'guess-' + i, there)).status, 401);
   const stopped = await attempt(attacker, 'student07', 'guess-x', there);
@@ -31,28 +33,28 @@ test('attack: wrong passwords from one address do not lock the student out from 
   assert.match(stopped.json.error, /for this account from this computer/);
   assert.ok(Number(stopped.headers.get('retry-after')) > 0);
   assert.equal((await attempt(attacker, 'student07', env.password, there)).status, 429, 'even with the right password, from there');
-  const student = new Client();
+  const student = new Client(DIRECT);
   const ok = await attempt(student, 'student07', env.password, addr());
   assert.equal(ok.status, 200, 'the student signs in from another computer');
 });
 
 test('attack: a classmate behind the same NAT address cannot lock out a student who signed in there before', async () => {
   const hall = addr();
-  const student = new Client();
+  const student = new Client(DIRECT);
   const first = await attempt(student, 'student08', env.password, hall);
   assert.equal(first.status, 200);
   assert.ok(student.cookies.get('prutor.device'), 'the browser is remembered as a device of the account');
   assert.equal((await student.post('/accounts/logout', { form: { _csrf: first.json.csrf } })).status, 302);
 
-  const classmate = new Client();
+  const classmate = new Client(DIRECT);
   for (let i = 0; i <= n; i++) await attempt(classmate, 'student08', 'guess-' + i, hall);
   assert.equal((await attempt(classmate, 'student08', 'guess-y', hall)).status, 429);
-  assert.equal((await attempt(new Client(), 'student08', env.password, hall)).status, 429,
+  assert.equal((await attempt(new Client(DIRECT), 'student08', env.password, hall)).status, 429,
     'a browser the account never used, at that address, waits (the residual risk the README states)');
   assert.equal((await attempt(student, 'student08', env.password, hall)).status, 200, 'the student\'s own browser signs in');
 
   // a device cookie is bound to its account: it does not lift another account's limit
-  const forged = new Client();
+  const forged = new Client(DIRECT);
   forged.cookies.set('prutor.device', student.cookies.get('prutor.device'));
   for (let i = 0; i <= n; i++) await attempt(forged, 'student09', 'guess-' + i, hall);
   assert.equal((await attempt(forged, 'student09', 'guess-z', hall)).status, 429);
