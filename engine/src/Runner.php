@@ -128,8 +128,10 @@ final class Runner
             // (gcc's driver exits 1 when the kernel kills cc1 for memory: look at the cgroup too)
             $stopped = (int) ($st['oom'] ?? 0) > 0 || (int) ($st['cpu_limit'] ?? 0) > 0
                 || str_contains($raw, 'internal compiler error');
-            $rejected = $status === 'exited' && (int) $st['exit'] !== 0 && !$stopped;
-            $internal = !$ok && !in_array($status, ['exited', 'timeout', 'output_limit', 'signaled'], true);
+            // the sandbox itself failing to start the compiler is not a verdict on the code
+            $internal = str_starts_with($raw, 'bwrap:') || str_starts_with($raw, 'prutor-run:');
+            $rejected = $status === 'exited' && (int) $st['exit'] !== 0 && !$stopped && !$internal;
+            $internal = $internal || (!$ok && !in_array($status, ['exited', 'timeout', 'output_limit', 'signaled'], true));
             if ($ok) {
                 $tmp = $base . '.tmp' . getmypid();
                 copy($wd . '/prog', $tmp);
