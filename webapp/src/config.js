@@ -36,6 +36,8 @@ function loadConfig(env = process.env) {
   const cfg = {
     port: int(env, 'WEBAPP_PORT', 3000, { min: 1, max: 65535 }, errors),
     host: str(env, 'WEBAPP_HOST', '127.0.0.1'),
+    // the primary's liveness answer for HAProxy (health/primary.js); default: the next port
+    healthPort: int(env, 'WEBAPP_HEALTH_PORT', 0, { min: 1, max: 65535 }, errors),
     workers: int(env, 'WEB_WORKERS', os.availableParallelism ? os.availableParallelism() : os.cpus().length, { min: 0, max: 256 }, errors),
     db: {
       host: str(env, 'DB_HOST', '127.0.0.1'),
@@ -79,6 +81,8 @@ function loadConfig(env = process.env) {
     production,
   };
 
+  if (!cfg.healthPort) cfg.healthPort = cfg.port < 65535 ? cfg.port + 1 : 0;
+  if (!cfg.healthPort || cfg.healthPort === cfg.port) errors.push(`WEBAPP_HEALTH_PORT must be a port other than WEBAPP_PORT (${cfg.port})`);
   if (!cfg.sessionSecret) errors.push('SESSION_SECRET is required (CONTRACTS.md: generated once into var/prutor.env)');
   else if (cfg.sessionSecret.length < 16) errors.push('SESSION_SECRET must be at least 16 characters');
   if (!/^mongodb(\+srv)?:\/\//.test(cfg.mongoUrl)) errors.push(`MONGO_URL must start with mongodb:// (got "${cfg.mongoUrl}")`);

@@ -27,14 +27,27 @@ function startShipper() {
   return shipper;
 }
 
+// HAProxy's health check target (health/primary.js): answered here, never behind a worker's queue.
+function startLiveness(clusterRef) {
+  const { createLivenessServer } = require('./health/primary');
+  const liveness = createLivenessServer({ cfg, cluster: clusterRef });
+  liveness.listen().catch((err) => {
+    console.error(`[webapp] cannot listen for health checks on ${cfg.host}:${cfg.healthPort}: ${err.message}`);
+    process.exit(1);
+  });
+  return liveness;
+}
+
 function runPrimary() {
   const shipper = startShipper();
+  const liveness = startLiveness(cluster);
   let stopping = false;
   const restarts = [];
   console.log(`[webapp] primary ${process.pid}: ${cfg.workers} workers on ${cfg.host}:${cfg.port}`);
 
   const fork = () => {
     const w = cluster.fork();
+    liveness.watch(w);
     w.on('message', (m) => { if (m && m.type === 'telemetry' && m.event) shipper.push(m.event); });
     return w;
   };
@@ -136,7 +149,7 @@ function runPrimary() {
       const check = () => (Object.keys(cluster.workers).length === 0 ? resolve() : setTimeout(check, 50));
       check();
     });
-    await shipper.stop().catch(() => {});
+    await Promise.allSettled([shipper.stop(), liveness.close()]);
     console.log('[webapp] stopped');
     process.exit(0);
   };
@@ -144,7 +157,7 @@ function runPrimary() {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-async function runWorker(localShipper) {
+async function runWorker(localShipper, liveness) {
   const { createDb } = require('./shared/db');
   const { createMemcache } = require('./shared/memcache');
   const { createRecorder } = require('./telemetry/recorder');
@@ -175,7 +188,7 @@ async function runWorker(localShipper) {
     const force = setTimeout(() => process.exit(0), cfg.shutdownGraceMs);
     force.unref();
     server.close(async () => {
-      await Promise.allSettled([db.close(), Promise.resolve(mc.close())]);
+      await Promise.allSettled([db.close(), Promise.resolve(mc.close()), liveness && liveness.close()]);
       if (localShipper) await localShipper.stop().catch(() => {});
       process.exit(0);
     });
@@ -186,6 +199,7 @@ async function runWorker(localShipper) {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   if (cluster.isWorker) {
+    require('./health/primary').startHeartbeat();
     process.on('disconnect', () => {
       // Retired by a tuning reload (or the primary is gone): the listening handle is already closed.
       // Keep answering on the open keep-alive connections, each answer with Connection: close, for
@@ -205,8 +219,9 @@ process.on('unhandledRejection', (err) => {
 if (cluster.isPrimary && cfg.workers > 0) {
   runPrimary();
 } else {
+  // WEB_WORKERS=0: one process serves pages and answers the health check itself
   const local = cluster.isPrimary ? startShipper() : null;
-  runWorker(local).catch((err) => {
+  runWorker(local, cluster.isPrimary ? startLiveness(null) : null).catch((err) => {
     console.error(`[webapp] ${process.pid} failed to start: ${err.stack || err}`);
     process.exit(1);
   });
