@@ -169,6 +169,7 @@ function onEdit() {
 })();
 
 // ---------- save ----------
+let busyRetry = null; // a save answered 503 with Retry-After is sent again then
 function save(trigger = 'manual', { keepalive = false } = {}) {
   if (closed) return Promise.resolve(null);
   if (saving) {
@@ -205,6 +206,13 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
       if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
       else if (e.status === 401) { onSessionLost(); setSaveState('Not saved: session ended', 'error'); }
       else if (e.status === 403 && e.code === 'csrf') { setSaveState('Not saved', 'error'); banner('This page is out of date. Copy your code if needed and reload the page.', 'error'); }
+      else if (e.status === 503 && Number(e.retryAfter) > 0) {
+        // the server is overloaded or restarting: it says when to come back, so save again then
+        const after = Math.min(Number(e.retryAfter), 60);
+        setSaveState(`Server busy: saving again in ${after} s`, 'busy');
+        clearTimeout(busyRetry);
+        busyRetry = setTimeout(() => { busyRetry = null; save(trigger).catch(() => {}); }, after * 1000);
+      }
       else setSaveState(`Not saved: ${e.network ? 'no connection' : e.message}`, 'error');
       if (trigger !== 'auto') throw e;
       return null;

@@ -98,6 +98,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   require('./staff').mountStaff(app, deps);
 
   app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
+  app.post('/accounts/login', require('./admission/signin').createSigninAdmission(cfg.signin).middleware);
   app.use('/accounts', require('./accounts/routes')(deps));
   app.use('/home', require('./home/routes')(deps));
   app.use('/codebook', require('./codebook/routes')(deps));

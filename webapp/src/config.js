@@ -69,6 +69,13 @@ function loadConfig(env = process.env) {
       windowS: int(env, 'LOGIN_WINDOW_S', 900, { min: 10, max: 86400 }, errors),
     },
     bcryptCost: int(env, 'BCRYPT_COST', 10, { min: 4, max: 15 }, errors),
+    // sign-in admission per worker (admission/signin.js): bcrypt runs at most this
+    // many at once; the rest queue up to an estimated wait, then get 503 + Retry-After
+    signin: {
+      concurrency: int(env, 'SIGNIN_CONCURRENCY', 1, { min: 1, max: 64 }, errors),
+      maxWaitMs: 1000 * int(env, 'SIGNIN_MAX_WAIT_S', 20, { min: 1, max: 600 }, errors),
+      maxQueue: int(env, 'SIGNIN_MAX_QUEUE', 500, { min: 0, max: 100000 }, errors),
+    },
     telemetry: {
       enabled: bool(env, 'TELEMETRY', true, errors),
       batchSize: int(env, 'TELEMETRY_BATCH', 500, { min: 1, max: 10000 }, errors),

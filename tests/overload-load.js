@@ -1,0 +1,123 @@
+'use strict';
+// The load half of tests/overload.sh: more sign-ins than the webapp can hash, plus
+// page loads, through HAProxy for SECONDS, while HAProxy's stats are polled.
+// Refused sign-ins come back after a tenth of their Retry-After (the login page
+// waits all of it), so the sign-in queue stays full all along.
+// Asserts: HAProxy never reports webapp1 or the webapp backend DOWN; every sign-in
+// gets its answer (200 JSON ok) or a 503 with Retry-After within the webapp's
+// longest sign-in wait (+ slack); every page load gets its page or a 503 with
+// Retry-After; nothing else (no 5xx without Retry-After, no dropped connection).
+//
+//   node tests/overload-load.js FRONT_URL STATS_URL SECONDS MAX_WAIT_S
+const http = require('node:http');
+
+const [front, stats, seconds, maxWaitS] = process.argv.slice(2);
+const DURATION_MS = Number(seconds) * 1000;
+const SIGNIN_CLIENTS = 48;
+const PAGE_CLIENTS = 48;
+const USERS = Array.from({ length: 20 }, (_, i) => `student${String(i + 1).padStart(2, '0')}`);
+const PASSWORD = 'prutor-demo'; // the seeded demo course's public password (README)
+const FAST_503_MS = (Number(maxWaitS) + 3) * 1000;
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: SIGNIN_CLIENTS + PAGE_CLIENTS + 4 });
+const problems = [];
+const count = { signin200: 0, signin503: 0, page200: 0, page503: 0, slow503: 0, polls: 0, retryAfterMax: 0 };
+const worst = { signinMs: 0, pageMs: 0 };
+
+function request(method, url, { body, headers = {} } = {}) {
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const req = http.request(url, { method, agent, headers, timeout: 90000 }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { data += c; });
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: data, ms: Date.now() - t0 }));
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 90 s')));
+    req.on('error', (err) => resolve({ status: 0, error: err.message, headers: {}, body: '', ms: Date.now() - t0 }));
+    if (body) req.write(body);
+    req.end();
+  });
+}
+
+function signIn(user) {
+  const body = new URLSearchParams({ username: user, password: PASSWORD }).toString();
+  return request('POST', `${front}/accounts/login`, {
+    body, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', 'content-length': Buffer.byteLength(body) },
+  });
+}
+
+function check503(r, what) {
+  const ra = Number(r.headers['retry-after']);
+  if (!(ra > 0)) problems.push(`${what}: 503 without Retry-After: ${r.body.slice(0, 120)}`);
+  count.retryAfterMax = Math.max(count.retryAfterMax, ra || 0);
+  if (r.ms > FAST_503_MS) { count.slow503++; problems.push(`${what}: 503 after ${r.ms} ms (longest allowed ${FAST_503_MS})`); }
+  if (/NOSRV|no server is available/i.test(r.body)) problems.push(`${what}: 503 for want of a server`);
+}
+
+const until = Date.now() + DURATION_MS;
+
+async function signInLoop(i) {
+  while (Date.now() < until) {
+    const r = await signIn(USERS[i % USERS.length]);
+    worst.signinMs = Math.max(worst.signinMs, r.ms);
+    if (r.status === 200 && /"ok":true/.test(r.body)) count.signin200++;
+    else if (r.status === 503) {
+      count.signin503++;
+      check503(r, 'sign-in');
+      // as the login page does: wait Retry-After (a tenth of it here, to keep the queue full)
+      await new Promise((ok) => setTimeout(ok, (Number(r.headers['retry-after']) || 1) * 100));
+    } else problems.push(`sign-in: ${r.status || r.error} ${r.body.slice(0, 120)}`);
+  }
+}
+
+async function pageLoop(i) {
+  let cookie = null;
+  while (!cookie && Date.now() < until) { // a refused sign-in is retried, as the login page does
+    const r = await signIn(USERS[i % USERS.length]);
+    const set = [].concat(r.headers['set-cookie'] || []).find((c) => c.startsWith('prutor.sid='));
+    if (r.status === 200 && set) cookie = set.split(';')[0];
+    else if (r.status === 503) { check503(r, 'sign-in'); await new Promise((ok) => setTimeout(ok, 200)); }
+    else { problems.push(`sign-in for pages: ${r.status || r.error}`); return; }
+  }
+  while (Date.now() < until) {
+    const r = await request('GET', `${front}/home`, { headers: { cookie, accept: 'text/html' } });
+    worst.pageMs = Math.max(worst.pageMs, r.ms);
+    if (r.status === 200 && r.body.includes('csrf-token')) count.page200++;
+    else if (r.status === 503) { count.page503++; check503(r, 'home'); }
+    else problems.push(`home: ${r.status || r.error} ${r.body.slice(0, 120)}`);
+  }
+}
+
+// HAProxy's view, 4 times a second: column 18 is the status, 23 the check failures.
+const statusSeen = new Set();
+let checkFailures = 0;
+async function pollStats() {
+  while (Date.now() < until + 1000) {
+    const r = await request('GET', `${stats}/;csv`);
+    for (const line of r.body.split('\n')) {
+      const f = line.split(',');
+      if (f[0] !== 'webapp' || (f[1] !== 'webapp1' && f[1] !== 'BACKEND')) continue;
+      count.polls++;
+      statusSeen.add(`${f[1]}:${f[17]}`);
+      if (/DOWN|MAINT|NOLB/.test(f[17])) problems.push(`HAProxy reported ${f[1]} ${f[17]} (${f[36] || ''} ${f[37] || ''})`);
+      if (f[1] === 'webapp1') checkFailures = Number(f[22]) || checkFailures;
+    }
+    await new Promise((ok) => setTimeout(ok, 250));
+  }
+}
+
+(async () => {
+  await Promise.all([
+    pollStats(),
+    ...Array.from({ length: SIGNIN_CLIENTS }, (_, i) => signInLoop(i)),
+    ...Array.from({ length: PAGE_CLIENTS }, (_, i) => pageLoop(i)),
+  ]);
+  const summary = { ...count, worst, statusSeen: [...statusSeen], checkFailures };
+  console.log(JSON.stringify(summary));
+  const uniq = [...new Set(problems)];
+  for (const p of uniq.slice(0, 20)) console.log(`problem: ${p}`);
+  if (count.polls === 0) uniq.push('the stats page never answered');
+  if (count.signin200 === 0 || count.page200 === 0) uniq.push('no sign-in or no page was served at all');
+  process.exit(uniq.length ? 1 : 0);
+})();
