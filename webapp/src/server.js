@@ -48,7 +48,10 @@ function runPrimary() {
   const fork = () => {
     const w = cluster.fork();
     liveness.watch(w);
-    w.on('message', (m) => { if (m && m.type === 'telemetry' && m.event) shipper.push(m.event); });
+    w.on('message', (m) => {
+      if (!m || m.type !== 'telemetry') return;
+      for (const event of Array.isArray(m.events) ? m.events : [m.event]) if (event) shipper.push(event);
+    });
     return w;
   };
   for (let i = 0; i < cfg.workers; i++) fork();
@@ -188,6 +191,7 @@ async function runWorker(localShipper, liveness) {
     const force = setTimeout(() => process.exit(0), cfg.shutdownGraceMs);
     force.unref();
     server.close(async () => {
+      telemetry.flush(); // what the last requests recorded, before the IPC channel closes
       await Promise.allSettled([db.close(), Promise.resolve(mc.close()), liveness && liveness.close()]);
       if (localShipper) await localShipper.stop().catch(() => {});
       process.exit(0);
