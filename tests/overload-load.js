@@ -5,7 +5,7 @@
 // waits all of it), so the sign-in queue stays full all along.
 // Asserts: HAProxy never reports webapp1 or the webapp backend DOWN; every sign-in
 // gets its answer (200 JSON ok) or a 503 with Retry-After within the webapp's
-// longest sign-in wait (+ slack); every page load gets its page or a 503 with
+// longest sign-in wait (+ the event loop's lag); every page load gets its page or a 503 with
 // Retry-After; nothing else (no 5xx without Retry-After, no dropped connection).
 //
 //   node tests/overload-load.js FRONT_URL STATS_URL SECONDS MAX_WAIT_S
@@ -17,7 +17,10 @@ const SIGNIN_CLIENTS = 48;
 const PAGE_CLIENTS = 48;
 const USERS = Array.from({ length: 20 }, (_, i) => `student${String(i + 1).padStart(2, '0')}`);
 const PASSWORD = 'prutor-demo'; // the seeded demo course's public password (README)
-const FAST_503_MS = (Number(maxWaitS) + 3) * 1000;
+// "Fast": a refusal never waits for a timeout (HAProxy's queue 30 s, server 60 s); it
+// comes at once at the door, or after the longest sign-in wait, plus the event loop's
+// lag on a saturated (or, here, shared) 2-core host.
+const FAST_503_MS = (Number(maxWaitS) + 8) * 1000;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: SIGNIN_CLIENTS + PAGE_CLIENTS + 4 });
 const problems = [];

@@ -19,6 +19,7 @@ const { addNavItem } = require('./shared/nav');
 const assets = require('./shared/assets');
 
 const { createLoginLimiter } = require('./accounts/ratelimit');
+const { createSigninGate } = require('./admission/signin');
 const { createAccountsService } = require('./accounts/service');
 const { createHomeService } = require('./home/service');
 const { createCodebookService } = require('./codebook/service');
@@ -46,9 +47,10 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
 
   const sessions = createSessions({ mc, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure });
   const limiter = createLoginLimiter({ mc, ...cfg.login });
+  const signinGate = createSigninGate(cfg.signin); // admission control for bcrypt (issue 17)
   const deps = {
     cfg, db, mc, telemetry, sessions,
-    accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost }),
+    accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes }),
@@ -98,7 +100,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   require('./staff').mountStaff(app, deps);
 
   app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
-  app.post('/accounts/login', require('./admission/signin').createSigninAdmission(cfg.signin).middleware);
+  app.post('/accounts/login', signinGate.middleware);
   app.use('/accounts', require('./accounts/routes')(deps));
   app.use('/home', require('./home/routes')(deps));
   app.use('/codebook', require('./codebook/routes')(deps));

@@ -8,7 +8,8 @@ const { badRequest, unauthorized, forbidden } = require('../shared/errors');
 const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.b6qTTo4K7kR7Ph2o5Uv5/w3BbkD6';
 const WRONG = 'Wrong username or password.';
 
-function createAccountsService({ db, limiter, bcryptCost }) {
+// verifyPassword: bcrypt.compare behind the sign-in admission gate (admission/signin.js)
+function createAccountsService({ db, limiter, bcryptCost, verifyPassword = bcrypt.compare }) {
   async function login({ username, password, ip }) {
     if (typeof username !== 'string' || typeof password !== 'string') throw badRequest('Enter your username and password.');
     username = username.trim();
@@ -20,7 +21,7 @@ function createAccountsService({ db, limiter, bcryptCost }) {
       [username],
     );
     const user = rows[0];
-    const ok = await bcrypt.compare(password, user ? user.password_hash : DUMMY_HASH);
+    const ok = await verifyPassword(password, user ? user.password_hash : DUMMY_HASH);
     if (!user || !ok) {
       await limiter.fail(username, ip);
       throw unauthorized(WRONG, { code: 'bad_credentials' });

@@ -1,83 +1,101 @@
 'use strict';
-// Sign-in admission (src/admission/signin.js): concurrency, FIFO queue, refusal by
-// estimated wait, refusal after a real wait, a client leaving the queue.
+// Sign-in admission (src/admission/signin.js): at most `concurrency` compares at
+// once in FIFO order, refusal at the door by estimated wait or queue length, a 503
+// (code busy, Retry-After) after a real wait.
 const test = require('node:test');
 const assert = require('node:assert');
 const { EventEmitter } = require('node:events');
-const { createSigninAdmission } = require('../../src/admission/signin');
+const { createSigninGate } = require('../../src/admission/signin');
 
-function fakeRes() {
+// compare() that finishes only when the test says so
+function manualCompare() {
+  const pending = [];
+  const compare = (password) => new Promise((resolve) => pending.push({ password, resolve }));
+  return { compare, pending };
+}
+
+function door(gate) {
   const res = new EventEmitter();
   res.headers = {};
   res.set = (k, v) => { res.headers[k.toLowerCase()] = v; return res; };
-  res.answer = (code) => { res.code = code; res.emit('finish'); res.emit('close'); };
-  return res;
+  let passed = false;
+  gate.middleware({}, res, () => { passed = true; });
+  return { passed, res };
 }
 
-function harness(opts) {
+const tick = () => new Promise((r) => setImmediate(r));
+
+test('runs at most `concurrency` compares at once, the rest in arrival order', async () => {
+  const m = manualCompare();
+  const gate = createSigninGate({ concurrency: 2, maxWaitMs: 60000, compare: m.compare });
+  const answers = [];
+  const done = ['a', 'b', 'c', 'd'].map((p) => gate.verifyPassword(p, 'hash').then((ok) => answers.push([p, ok])));
+  await tick();
+  assert.deepStrictEqual(m.pending.map((x) => x.password), ['a', 'b']);
+  assert.strictEqual(gate.state().waiting, 2);
+  m.pending[1].resolve(true);
+  await tick(); await tick();
+  assert.deepStrictEqual(m.pending.map((x) => x.password), ['a', 'b', 'c']);
+  m.pending[0].resolve(false);
+  m.pending[2].resolve(true);
+  await tick(); await tick();
+  m.pending[3].resolve(true);
+  await Promise.all(done);
+  assert.deepStrictEqual(answers, [['b', true], ['a', false], ['c', true], ['d', true]]);
+  assert.strictEqual(gate.state().active, 0);
+});
+
+test('the door lets sign-ins in while the estimated wait is short, refuses with Retry-After beyond', async () => {
+  const m = manualCompare();
   const refused = [];
-  const adm = createSigninAdmission({ refuse: (req, res, s) => { refused.push(s); res.answer(503); }, ...opts });
-  const admitted = [];
-  const arrive = () => {
-    const res = fakeRes();
-    adm.middleware({}, res, () => admitted.push(res));
-    return res;
-  };
-  return { adm, admitted, refused, arrive };
-}
-
-test('runs at most `concurrency` at once and admits the queue in order', () => {
-  const h = harness({ concurrency: 2, maxWaitMs: 60000, initialCostMs: 10 });
-  const rs = [h.arrive(), h.arrive(), h.arrive(), h.arrive()];
-  assert.deepStrictEqual(h.admitted, rs.slice(0, 2));
-  assert.strictEqual(h.adm.state().waiting, 2);
-  rs[1].answer(200);
-  assert.deepStrictEqual(h.admitted, rs.slice(0, 3));
-  rs[0].answer(200);
-  rs[2].answer(200);
-  assert.deepStrictEqual(h.admitted, rs);
-  rs[3].answer(200);
-  assert.deepStrictEqual(h.adm.state().active, 0);
-  assert.deepStrictEqual(h.refused, []);
+  const gate = createSigninGate({ concurrency: 1, maxWaitMs: 1000, initialCostMs: 400, compare: m.compare, refuse: (req, res, s) => refused.push(s) });
+  assert.strictEqual(door(gate).passed, true); // idle
+  gate.verifyPassword('a', 'h');
+  gate.verifyPassword('b', 'h');
+  await tick();
+  // one running, one waiting: a newcomer waits ~2 x 400 ms
+  assert.strictEqual(door(gate).passed, true);
+  gate.verifyPassword('c', 'h');
+  // one running, two waiting: ~3 x 400 ms > 1000 ms
+  const { passed, res } = door(gate);
+  assert.strictEqual(passed, false);
+  assert.strictEqual(res.headers['retry-after'], '2');
+  assert.deepStrictEqual(refused, [2]);
+  assert.strictEqual(gate.state().refused, 1);
+  m.pending.forEach((x) => x.resolve(true));
 });
 
-test('refuses at once, with a Retry-After, when the estimated wait is too long', () => {
-  const h = harness({ concurrency: 1, maxWaitMs: 1000, initialCostMs: 400 });
-  const rs = [h.arrive(), h.arrive(), h.arrive(), h.arrive()];
-  // 1 running; waiting 1 -> 400 ms, 2 -> 800 ms, 3 -> 1200 ms > 1000: refused
-  assert.strictEqual(h.admitted.length, 1);
-  assert.strictEqual(h.adm.state().waiting, 2);
-  assert.strictEqual(rs[3].code, 503);
-  assert.strictEqual(rs[3].headers['retry-after'], '2');
-  assert.deepStrictEqual(h.refused, [2]);
+test('refuses at the door when SIGNIN_MAX_QUEUE are waiting', async () => {
+  const m = manualCompare();
+  const gate = createSigninGate({ concurrency: 1, maxWaitMs: 60000, maxQueue: 1, initialCostMs: 1, compare: m.compare, refuse: () => {} });
+  gate.verifyPassword('a', 'h');
+  gate.verifyPassword('b', 'h');
+  await tick();
+  assert.strictEqual(door(gate).passed, false);
+  m.pending[0].resolve(true);
+  await tick(); await tick();
+  m.pending[1].resolve(true);
 });
 
-test('refuses when SIGNIN_MAX_QUEUE are waiting', () => {
-  const h = harness({ concurrency: 1, maxWaitMs: 60000, maxQueue: 1, initialCostMs: 1 });
-  const rs = [h.arrive(), h.arrive(), h.arrive()];
-  assert.strictEqual(rs[2].code, 503);
-  assert.strictEqual(h.adm.state().waiting, 1);
+test('a compare that waited the longest wait anyway is refused with a 503 busy', async () => {
+  const m = manualCompare();
+  const gate = createSigninGate({ concurrency: 1, maxWaitMs: 50, initialCostMs: 1, compare: m.compare });
+  const first = gate.verifyPassword('a', 'h');
+  const second = gate.verifyPassword('b', 'h');
+  const keepAlive = setTimeout(() => {}, 1000); // the gate's timer is unref'd, as a server's would not need
+  await assert.rejects(second, (err) => err.status === 503 && err.code === 'busy' && err.retryAfter >= 2);
+  assert.strictEqual(gate.state().waiting, 0);
+  m.pending[0].resolve(true);
+  assert.strictEqual(await first, true);
+  await tick();
+  assert.strictEqual(gate.state().active, 0);
+  assert.deepStrictEqual(m.pending.map((x) => x.password), ['a']);
+  clearTimeout(keepAlive);
 });
 
-test('a sign-in that waited the longest wait anyway is refused, and leaves the queue', async () => {
-  const h = harness({ concurrency: 1, maxWaitMs: 50, initialCostMs: 1 });
-  const first = h.arrive();
-  const second = h.arrive();
-  await new Promise((r) => setTimeout(r, 120));
-  assert.strictEqual(second.code, 503);
-  assert.ok(Number(second.headers['retry-after']) >= 2);
-  first.answer(200);
-  assert.strictEqual(h.admitted.length, 1);
-  assert.strictEqual(h.adm.state().active, 0);
-});
-
-test('a client that disconnects while queued leaves the queue', () => {
-  const h = harness({ concurrency: 1, maxWaitMs: 60000, initialCostMs: 1 });
-  const first = h.arrive();
-  const gone = h.arrive();
-  const third = h.arrive();
-  gone.emit('close');
-  assert.strictEqual(h.adm.state().waiting, 1);
-  first.answer(200);
-  assert.deepStrictEqual(h.admitted, [first, third]);
+test('a failing compare frees its slot', async () => {
+  const gate = createSigninGate({ concurrency: 1, compare: async () => { throw new Error('boom'); } });
+  await assert.rejects(gate.verifyPassword('a', 'h'), /boom/);
+  await tick();
+  assert.strictEqual(gate.state().active, 0);
 });
