@@ -73,7 +73,7 @@ function loadConfig(env = process.env) {
     // many at once; the rest queue up to an estimated wait, then get 503 + Retry-After
     signin: {
       concurrency: int(env, 'SIGNIN_CONCURRENCY', 1, { min: 1, max: 64 }, errors),
-      maxWaitMs: 1000 * int(env, 'SIGNIN_MAX_WAIT_S', 20, { min: 1, max: 600 }, errors),
+      maxWaitMs: 1000 * int(env, 'SIGNIN_MAX_WAIT_S', 30, { min: 1, max: 600 }, errors),
       maxQueue: int(env, 'SIGNIN_MAX_QUEUE', 500, { min: 0, max: 100000 }, errors),
     },
     telemetry: {

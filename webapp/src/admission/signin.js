@@ -27,7 +27,7 @@ const MIN_RETRY_AFTER_S = 2;
 const MAX_RETRY_AFTER_S = 60;
 const BUSY = 'Many students are signing in at once.';
 
-function createSigninGate({ concurrency = 1, maxWaitMs = 20000, maxQueue = 500, initialCostMs = 60, compare = bcrypt.compare, refuse = answerBusy } = {}) {
+function createSigninGate({ concurrency = 1, maxWaitMs = 30000, maxQueue = 500, initialCostMs = 60, compare = bcrypt.compare, refuse = answerBusy } = {}) {
   let active = 0;
   let costMs = initialCostMs; // moving average of one compare, start to end
   const queue = [];           // waiting: { start, timer }
