@@ -2,7 +2,7 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test load-data bench capacity
+.PHONY: help up down restart status logs db health env check test load-data bench capacity bench-engine
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -47,3 +47,6 @@ bench: ## one JMeter run (PLAN=webapp|engine|combined USERS=... RAMPUP ITERATION
 
 capacity: ## raise the users until errors or the 99% line cross a threshold (PLAN=...)
 	@$(PRUTOR) run jmeter-plans/capacity.sh
+
+bench-engine: ## the gcc floor and the engine through HAProxy (fresh and cached, concurrency 1 and 2) as ratios
+	@$(PRUTOR) run engine/bench/bench_engine.py

@@ -32,6 +32,23 @@ done
 touch "$PRUTOR_VAR/telemetry/engine.jsonl"
 chown "$ENGINE_USER" "$PRUTOR_VAR/telemetry/engine.jsonl"
 chmod 0640 "$PRUTOR_VAR/telemetry/engine.jsonl"
+# The sandbox's isolation, decided before anything is served: namespaces, or the weaker
+# plain mode only when the admin opted in (SANDBOX_ALLOW_PLAIN=1); otherwise refuse to start.
+launcher=${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}
+probe=$(su -s /bin/sh "$ENGINE_USER" -c "'$launcher' probe '$ENGINE_VAR/box/$SANDBOX_SLOT_BASE' 3>&1 >/dev/null 2>&1" || true)
+case "$probe:${SANDBOX_ISOLATION:-auto}" in
+  *'"status":"ok"'*:auto | *'"status":"ok"'*:ns) echo "engine/run.sh: sandbox isolation: namespaces (bubblewrap)" >&2 ;;
+  *)
+    if [ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ]; then
+      echo "engine/run.sh: WARNING: WEAK SANDBOX: plain isolation (uid + rlimits + seccomp, no namespaces): programs" \
+           "see the host's world-readable files and /tmp; the admin opted in with SANDBOX_ALLOW_PLAIN=1" >&2
+    else
+      echo "engine/run.sh: refusing to start: the sandbox's namespaces do not work here (probe: ${probe:-no answer})" \
+           "and plain isolation is not allowed. Give the engine user namespaces (see sandbox/README.md), or accept" \
+           "the weaker plain isolation explicitly with SANDBOX_ALLOW_PLAIN=1." >&2
+      exit 1
+    fi ;;
+esac
 conf=$("$HERE/render-config.sh" "$ENGINE_VAR")
 chmod 0640 "$conf"
 chown "$ENGINE_USER" "$ENGINE_VAR/logs"

@@ -2,12 +2,14 @@
 # Installs the sandbox: Debian packages, the two launchers, the slot users.
 # Idempotent and quick when everything is present. Must run as root.
 #   SANDBOX_USERS   number of slot users prutor-box0..N-1 to create (default 64)
+#   SANDBOX_UID_BASE first uid (and gid) of the slot users (default 70000)
 #   ENGINE_USER     the only user allowed to run the privileged launcher (default www-data)
 #   SANDBOX_LIBDIR  root-owned folder of the two launchers (default /usr/local/lib/prutor);
 #                   a second checkout on the same host can keep its own launchers apart
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SANDBOX_USERS=${SANDBOX_USERS:-64}
+SANDBOX_UID_BASE=${SANDBOX_UID_BASE:-70000}
 ENGINE_USER=${ENGINE_USER:-www-data}
 LIBDIR=${SANDBOX_LIBDIR:-/usr/local/lib/prutor}
 case "$LIBDIR" in /usr/local/lib/*) ;; *) echo "sandbox/install.sh: SANDBOX_LIBDIR must be under /usr/local/lib" >&2; exit 1 ;; esac
@@ -45,11 +47,21 @@ if [ "$(cat "$LIBDIR/.src.sha256" 2>/dev/null || true)" != "$sum" ] || [ ! -x "$
   echo "sandbox/install.sh: launchers installed in $LIBDIR"
 fi
 
-# One dedicated non-root user (and group) per concurrent slot.
+# One dedicated non-root user (and group) per concurrent slot, with ids of their own
+# (SANDBOX_UID_BASE + slot, default 70000 +): the launcher kills every process of a slot's
+# uid after each step, so that uid must not be shared with anything else on the host,
+# such as a container's system user (999, 998, ... are taken by images as by the host).
 i=0
 while [ "$i" -lt "$SANDBOX_USERS" ]; do
-  getent passwd "prutor-box$i" >/dev/null ||
-    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --user-group "prutor-box$i"
+  u=prutor-box$i id=$((SANDBOX_UID_BASE + i))
+  if ! getent passwd "$u" >/dev/null; then
+    getent group "$u" >/dev/null || groupadd --system --gid "$id" "$u"
+    useradd --system --uid "$id" --gid "$u" --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$u"
+  elif [ "$(id -u "$u")" != "$id" ]; then
+    # an older install gave it a uid from the shared system range: move it (not while it runs a step)
+    { groupmod --gid "$id" "$u" && usermod --uid "$id" --gid "$id" "$u"; } 2>/dev/null ||
+      echo "sandbox/install.sh: warning: $u keeps uid $(id -u "$u") (busy now); the next install moves it to $id" >&2
+  fi
   i=$((i + 1))
 done
 

@@ -17,15 +17,20 @@ root=$(mktemp -d /tmp/prutor-sandbox-test.XXXXXX)
 chmod 0711 "$root"
 box=$root/box
 slot=$box/$FIRST_SLOT
+bin=$root/bin   # compiled programs, placed in the slot as "prog" for each run
 cleanup() {
   local tmp
   tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
-  grep -v "^box $box " /etc/prutor/sandbox.conf > "$tmp" || true
+  grep -v -e "^box $box " -e "^allow_plain " /etc/prutor/sandbox.conf > "$tmp" || true
+  grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && [ "${had_plain:-no}" = yes ] && echo "allow_plain 1" >> "$tmp"
   chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
   rm -rf "$root"
 }
 trap cleanup EXIT
+had_plain=$(grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && echo yes || echo no)
 "$HERE/setup-box.sh" "$box" "$FIRST_SLOT" 2 >/dev/null
+mkdir -p "$bin"
+chmod 0755 "$bin"
 
 passed=0 failed=0
 check() { # name, then a command that must succeed
@@ -39,12 +44,16 @@ box_cmd() { # step mode workdir cmd...
   local step=$1 mode=$2 dir=$3; shift 3
   echo "$LAUNCHER $step $dir $CPU_MS $WALL_MS $MEMORY_KB $FILE_SIZE_KB $NPROC $NOFILE $OUTPUT_BYTES $mode - -- $*"
 }
-program() { # name, C source: compiled in the slot (inside the sandbox)
-  printf '%s\n' "$2" > "$slot/$1.c"
-  chown www-data "$slot/$1.c"
-  as_engine "$(box_cmd compile ns "$slot" /usr/bin/gcc -O2 -o "$1" "$1.c") 3>/dev/null" >/dev/null 2>&1
+program() { # name, C source: compiled in the slot (inside the sandbox) as the engine does, kept in $bin
+  printf '%s\n' "$2" > "$slot/main.c"
+  chown www-data "$slot/main.c"
+  as_engine "$(box_cmd compile ns "$slot" /usr/bin/gcc -O2 -o prog main.c) 3>/dev/null" >/dev/null 2>&1
+  [ "$(ls -A "$slot")" = prog ] || echo "after compiling $1 the slot holds: $(ls -A "$slot")" >&2
+  install -m 0755 "$slot/prog" "$bin/$1" && rm -f "$slot/prog"
 }
-status_of() { as_engine "$(box_cmd run "$1" "$slot" "./$2") 3>&1 1>/dev/null 2>/dev/null </dev/null"; }
+place() { install -o www-data -m 0755 "$bin/$1" "$slot/prog"; }   # what the engine does before a run
+status_of() { place "$2"; as_engine "$(box_cmd run "$1" "$slot" ./prog) 3>&1 1>/dev/null 2>/dev/null </dev/null"; }
+stdout_of() { place "$2"; as_engine "$(box_cmd run "$1" "$slot" ./prog) 2>/dev/null 3>/dev/null </dev/null"; }
 no_leftovers() { ! pgrep -u "prutor-box$FIRST_SLOT" >/dev/null; }
 
 check "an outsider cannot run the launcher" \
@@ -64,9 +73,19 @@ check "a command outside the work dir and /usr is refused" \
 
 program echo '#include <stdio.h>
 int main(void) { char s[32]; if (scanf("%31s", s) == 1) printf("hi %s\n", s); return 0; }'
+check "a compile leaves nothing in the slot but the binary" test ! -e "$slot/main.c"
+
+place echo
+check "plain isolation is refused without the admin's opt-in" \
+  bash -c "$(declare -f as_engine box_cmd); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot); as_engine \"\$(box_cmd run plain $slot ./prog) 3>&1 </dev/null\" 2>/dev/null | grep -q 'plain isolation is not allowed'"
+# the rest runs both modes: opt in for this test (removed again on exit)
+grep -qx "allow_plain 1" /etc/prutor/sandbox.conf || echo "allow_plain 1" >> /etc/prutor/sandbox.conf
+
 for mode in ns plain; do
-  out=$(as_engine "echo world | $(box_cmd run $mode "$slot" ./echo) 2>/dev/null 3>/dev/null")
+  place echo
+  out=$(as_engine "echo world | $(box_cmd run $mode "$slot" ./prog) 2>/dev/null 3>/dev/null")
   check "[$mode] a program reads stdin and writes stdout" test "$out" = "hi world"
+  check "[$mode] the slot is empty after a run" test -z "$(ls -A "$slot")"
 done
 
 program net '#include <sys/socket.h>
@@ -76,16 +95,65 @@ program spawn '#include <unistd.h>
 int main(void) { if (fork() == 0) { setsid(); for (;;) sleep(1); } return 0; }'
 program shadow '#include <stdio.h>
 int main(void) { return fopen("/etc/shadow", "r") ? 0 : 4; }'
+program writer '#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+int main(void) {
+  FILE *f = fopen("/tmp/prutor-left", "w"); if (f) { fputs("x", f); fclose(f); }
+  int id = shmget(0x5eed, 4096, IPC_CREAT | 0600); if (id >= 0) { char *p = shmat(id, 0, 0); if (p != (void *)-1) strcpy(p, "x"); }
+  return 0;
+}'
+program reader '#include <stdio.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+int main(void) { int n = 0; if (fopen("/tmp/prutor-left", "r")) n |= 1; if (shmget(0x5eed, 0, 0) >= 0) n |= 2; printf("%d\n", n); return 0; }'
+program fill '#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+int main(void) {
+  /* every writable place of the ns sandbox is a capped tmpfs; the root and /dev are read-only:
+     files of 512 KB (under the file-size limit) until the place is full, in KB */
+  static char b[512 << 10]; memset(b, 1, sizeof b);
+  signal(SIGXFSZ, SIG_IGN);
+  const char *dirs[] = {"/dev/shm", "/box", "", "/dev"};
+  for (int k = 0; k < 4; k++) {
+    long kb = 0; char p[64];
+    for (int i = 0; i < 64; i++) {
+      snprintf(p, sizeof p, "%s/f%d", dirs[k], i);
+      FILE *f = fopen(p, "w"); if (!f) break;
+      size_t n = fwrite(b, 1, sizeof b, f); int bad = fclose(f) != 0;
+      kb += (long)n / 1024; if (bad || n < sizeof b) break;
+    }
+    printf("%s %ld\n", dirs[k][0] ? dirs[k] : "/", kb);
+  }
+  return 0;
+}'
 for mode in ns plain; do
   check "[$mode] a socket is a forbidden system call (SIGSYS)" \
-    bash -c "$(declare -f as_engine box_cmd status_of); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot); status_of $mode net | grep -q '\"signal\":31'"
+    bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode net | grep -q '\"signal\":31'"
   check "[$mode] an infinite loop is stopped by the CPU limit" \
-    bash -c "$(declare -f as_engine box_cmd status_of); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot); status_of $mode loop | grep -Eq '\"signal\":(24|9)|\"status\":\"timeout\"'"
+    bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode loop | grep -Eq '\"signal\":(24|9)|\"status\":\"timeout\"'"
   check "[$mode] /etc/shadow cannot be read" \
-    bash -c "$(declare -f as_engine box_cmd status_of); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot); status_of $mode shadow | grep -q '\"exit\":4'"
+    bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode shadow | grep -q '\"exit\":4'"
   status_of $mode spawn >/dev/null
   check "[$mode] a background child is killed when the run ends" no_leftovers
+  stdout_of $mode writer >/dev/null
+  check "[$mode] a file in /tmp and System V shared memory do not outlive the run" test "$(stdout_of $mode reader)" = 0
 done
+program netns '#include <stdio.h>
+#include <unistd.h>
+int main(void) { char b[64] = ""; readlink("/proc/self/ns/net", b, sizeof b - 1); puts(b); return 0; }'
+if findmnt -n /run/prutor/netns >/dev/null 2>&1 && grep -q "^netns /run/prutor/netns" /etc/prutor/sandbox.conf; then
+  check "[ns] a sandbox joins the shared empty network namespace (no new one per launch)" \
+    test "$(stdout_of ns netns)" = "net:[$(stat -L -c %i /run/prutor/netns)]"
+fi
+# the cap is 2 x (FILE_SIZE_KB + 1 MB) = 4 MB here
+fill=$(stdout_of ns fill)
+capped() { awk -v d="$1" -v lo="$2" -v hi="$3" '$1 == d { ok = ($2 >= lo && $2 <= hi) } END { exit !ok }' <<<"$fill"; }
+check "[ns] /dev/shm is a tmpfs capped at 4 MB" capped /dev/shm 1 4096
+check "[ns] the run's /box is a tmpfs capped at 4 MB" capped /box 1 4096
+check "[ns] the root and /dev are read-only" bash -c "$(declare -f capped); fill='$fill'; capped / 0 0 && capped /dev 0 0"
 
 echo "sandbox: $passed passed, $failed failed"
 [ "$failed" = 0 ]

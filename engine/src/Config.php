@@ -25,6 +25,11 @@ final class Config
     public int $slotBase;
     public int $queueWaitMs;
     public string $isolation;
+    public bool $allowPlain;
+    public int $maxCodeBytes;
+    public int $maxInputBytes;
+    public int $storedOutputBytes;
+    public int $evaluatePerMinute;
     public string $launcher;
     public int $cacheMaxFiles;
     public int $cacheMaxBytes;
@@ -71,6 +76,12 @@ final class Config
         $c->slotBase = $i('SANDBOX_SLOT_BASE', 0);
         $c->queueWaitMs = $i('ENGINE_QUEUE_WAIT_MS', 3000);
         $c->isolation = $s('SANDBOX_ISOLATION', 'auto');
+        $c->allowPlain = $s('SANDBOX_ALLOW_PLAIN', '0') === '1';
+        // the webapp reads the same MAX_CODE_BYTES: one limit for a save and a compile
+        $c->maxCodeBytes = $i('MAX_CODE_BYTES', 65536);
+        $c->maxInputBytes = $i('ENGINE_MAX_INPUT_BYTES', 65536);
+        $c->storedOutputBytes = $i('ENGINE_STORED_OUTPUT_BYTES', 16384);
+        $c->evaluatePerMinute = $i('ENGINE_EVALUATE_PER_MINUTE', 12);
         $c->launcher = $s('SANDBOX_LAUNCHER', '/usr/local/lib/prutor/prutor-box');
         $c->cacheMaxFiles = $i('ENGINE_CACHE_MAX_FILES', 5000);
         $c->cacheMaxBytes = $i('ENGINE_CACHE_MAX_BYTES', 512 * 1024 * 1024);

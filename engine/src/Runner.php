@@ -7,7 +7,8 @@ namespace Prutor\Engine;
 /**
  * Compile once, run many: binaries are cached on disk by sha256(environment, flags,
  * code); a compile of a hash is done once even under concurrency (flock stripes), and
- * failed compilations are cached too. All compiles and runs happen in a sandbox slot.
+ * code the compiler rejected is cached too. All compiles and runs happen in a sandbox
+ * slot that starts empty: the compile sees only its source, a run only the binary.
  */
 final class Runner
 {
@@ -94,20 +95,32 @@ final class Runner
             }
             $r = $this->box->exec($slot, 'compile', $limits, $cmd, '', (string) $this->isolation);
             $st = $r['status'];
+            $status = (string) ($st['status'] ?? '');
             $raw = trim($r['stderr'] . ($r['stdout'] !== '' ? "\n" . $r['stdout'] : ''));
-            $ok = ($st['status'] ?? '') === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
-            $internal = !$ok && !in_array($st['status'] ?? '', ['exited', 'timeout', 'output_limit', 'signaled'], true);
+            $ok = $status === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
+            // only the compiler's own verdict on the code is cached: a compile stopped for
+            // time, memory or output may pass on a quieter machine
+            // (gcc's driver exits 1 when the kernel kills cc1 for memory: look at the cgroup too)
+            $stopped = (int) ($st['oom'] ?? 0) > 0 || (int) ($st['cpu_limit'] ?? 0) > 0
+                || str_contains($raw, 'internal compiler error');
+            $rejected = $status === 'exited' && (int) $st['exit'] !== 0 && !$stopped;
+            $internal = !$ok && !in_array($status, ['exited', 'timeout', 'output_limit', 'signaled'], true);
             if ($ok) {
                 $tmp = $base . '.tmp' . getmypid();
                 copy($wd . '/prog', $tmp);
                 chmod($tmp, 0755);
                 rename($tmp, $base . '.bin');
-                $this->evictSometimes();
-            } elseif (!$internal) {
-                if (($st['status'] ?? '') === 'timeout') {
-                    $raw .= ($raw === '' ? '' : "\n") . 'compilation took too long';
-                }
+                $this->accountInsert((int) filesize($base . '.bin'));
+            } elseif ($rejected) {
                 file_put_contents($base . '.err', $raw);
+                $this->accountInsert(strlen($raw));
+            } elseif (!$internal) {
+                $why = match (true) {
+                    $status === 'timeout' => 'compilation took too long',
+                    $status === 'output_limit' => 'the compiler wrote too much output',
+                    default => 'the compiler ran out of memory or was stopped',
+                };
+                $raw .= ($raw === '' ? '' : "\n") . $why;
             }
             return [
                 'ok' => $ok,
@@ -141,21 +154,28 @@ final class Runner
         return null;
     }
 
-    /** Bounded cache: every 64th insert, drop the least recently used files beyond the limits. */
-    private function evictSometimes(): void
+    /**
+     * Bounded cache: the running totals (APCu, shared by the workers) are checked on every
+     * insert, so the cache overshoots its bounds by at most one entry; the totals are
+     * recounted from the folder whenever eviction runs (or APCu was emptied).
+     */
+    private function accountInsert(int $bytes): void
     {
-        $n = apcu_inc('cache:inserts', 1, $ok);
-        if (!$ok) {
-            apcu_add('cache:inserts', 1);
-            $n = 1;
+        $files = apcu_inc('cache:files', 1, $ok1);
+        $total = apcu_inc('cache:bytes', $bytes, $ok2);
+        if (!$ok1 || !$ok2 || $files > $this->c->cacheMaxFiles || $total > $this->c->cacheMaxBytes) {
+            [$files, $total] = self::evict($this->c->cacheDir, $this->c->cacheMaxFiles, $this->c->cacheMaxBytes);
+            apcu_store('cache:files', $files);
+            apcu_store('cache:bytes', $total);
         }
-        if ($n % 64 !== 0) {
-            return;
-        }
-        self::evict($this->c->cacheDir, $this->c->cacheMaxFiles, $this->c->cacheMaxBytes);
     }
 
-    public static function evict(string $dir, int $maxFiles, int $maxBytes): int
+    /**
+     * Drops the least recently used entries beyond the bounds.
+     *
+     * @return array{0: int, 1: int} files and bytes left
+     */
+    public static function evict(string $dir, int $maxFiles, int $maxBytes): array
     {
         $files = [];
         $bytes = 0;
@@ -170,7 +190,6 @@ final class Runner
             }
         }
         uasort($files, static fn (array $a, array $b): int => $a[0] <=> $b[0]);
-        $removed = 0;
         $count = count($files);
         foreach ($files as $f => [, $size]) {
             if ($count <= $maxFiles && $bytes <= $maxBytes) {
@@ -179,9 +198,8 @@ final class Runner
             @unlink($dir . '/' . $f);
             $count--;
             $bytes -= $size;
-            $removed++;
         }
-        return $removed;
+        return [$count, $bytes];
     }
 
     /**
@@ -193,14 +211,13 @@ final class Runner
     public function run(string $binary, string $input, array $limits): array
     {
         $slot = $this->slot();
-        $wd = $this->box->workdir($slot);
-        $prog = $wd . '/prog';
-        if (@fileinode($prog) !== @fileinode($binary)) {
-            @unlink($prog);
-            if (!@link($binary, $prog)) {
-                copy($binary, $prog);
-                chmod($prog, 0755);
-            }
+        // the slot holds nothing but the binary: the launcher shows the run exactly the
+        // files in it, on a private /box, and empties the slot afterwards
+        $this->box->clean($slot);
+        $prog = $this->box->workdir($slot) . '/prog';
+        if (!@link($binary, $prog)) {
+            copy($binary, $prog);
+            chmod($prog, 0755);
         }
         Metrics::inc('run');
         $r = $this->box->exec($slot, 'run', $limits, ['./prog'], $input, (string) $this->isolation);

@@ -11,6 +11,9 @@ namespace Prutor\Engine;
  */
 final class Sandbox
 {
+    /** No isolation this host may use: namespaces fail and plain mode is not allowed. */
+    public const UNAVAILABLE = 'none';
+
     public function __construct(private readonly Config $c)
     {
     }
@@ -60,6 +63,10 @@ final class Sandbox
      */
     public function exec(int $slot, string $mode, array $limits, array $cmd, string $stdin, string $isolation): array
     {
+        if ($isolation === self::UNAVAILABLE) {
+            throw new HttpError(503, 'the sandbox cannot isolate programs on this host (namespaces are unavailable and '
+                . 'plain isolation is not allowed): tell the administrator', ['Retry-After' => '30']);
+        }
         $io = $this->c->engineDir . '/io/' . $slot;
         file_put_contents($io . '.in', $stdin);
         $argv = self::argv($this->c->launcher, $mode, $this->workdir($slot), $limits, $isolation, $cmd);
@@ -86,25 +93,40 @@ final class Sandbox
         ];
     }
 
-    /** Removes what the last request left in the slot's work dir. */
+    /**
+     * Empties the slot's dir before a step. The launcher empties it after every step, so
+     * this finds at most the last compile's binary; anything the engine cannot remove
+     * (a step cut short) is left to the launcher's own clean-up, as root.
+     */
     public function clean(int $slot): void
     {
         $dir = $this->workdir($slot);
+        $left = false;
         foreach ((array) @scandir($dir) as $f) {
-            if ($f !== '.' && $f !== '..' && is_string($f)) {
-                @unlink($dir . '/' . $f);
+            if ($f !== '.' && $f !== '..' && is_string($f) && !@unlink($dir . '/' . $f)) {
+                $left = true;
+            }
+        }
+        if ($left) {
+            $p = proc_open([$this->c->launcher, 'clean', $dir], [
+                0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w'],
+                3 => ['file', '/dev/null', 'w'],
+            ], $pipes);
+            if (is_resource($p)) {
+                proc_close($p);
             }
         }
     }
 
-    /** "ns" when bubblewrap namespaces work here, "plain" otherwise (cached per host). */
+    /**
+     * The isolation this host gives: "ns" when bubblewrap namespaces work, "plain" only if
+     * the admin opted in (SANDBOX_ALLOW_PLAIN=1), else UNAVAILABLE. Probing runs in the
+     * slot, so the caller must hold it; the answer is cached per host.
+     */
     public function isolation(int $slot): string
     {
-        if ($this->c->isolation === 'ns' || $this->c->isolation === 'plain') {
-            return $this->c->isolation;
-        }
-        $mode = apcu_fetch('sandbox:isolation');
-        if (is_string($mode)) {
+        $mode = $this->knownIsolation();
+        if ($mode !== null) {
             return $mode;
         }
         $p = proc_open([$this->c->launcher, 'probe', $this->workdir($slot)], [
@@ -118,8 +140,22 @@ final class Sandbox
             proc_close($p);
         }
         $st = json_decode(trim($out), true);
-        $mode = is_array($st) && ($st['status'] ?? '') === 'ok' ? 'ns' : 'plain';
+        $nsWorks = is_array($st) && ($st['status'] ?? '') === 'ok';
+        $mode = $nsWorks ? 'ns' : ($this->c->allowPlain ? 'plain' : self::UNAVAILABLE);
         apcu_store('sandbox:isolation', $mode, 600);
         return $mode;
+    }
+
+    /** The isolation when it is configured or already probed, without probing. */
+    public function knownIsolation(): ?string
+    {
+        if ($this->c->isolation === 'ns') {
+            return 'ns';
+        }
+        if ($this->c->isolation === 'plain') {
+            return $this->c->allowPlain ? 'plain' : self::UNAVAILABLE;
+        }
+        $mode = apcu_fetch('sandbox:isolation');
+        return is_string($mode) ? $mode : null;
     }
 }

@@ -11,26 +11,47 @@
  *   prutor-box probe WORKDIR
  *   prutor-box compile|run WORKDIR CPU_MS WALL_MS MEMORY_KB FSIZE_KB NPROC NOFILE OUTPUT_BYTES ns|plain -- CMD [ARG...]
  *
+ *   prutor-box clean WORKDIR
+ *
  * WORKDIR must be exactly <box_root>/<slot> for a "box" line of /etc/prutor/sandbox.conf
  * ("box <root> <first_slot> <count>") with first_slot <= slot < first_slot+count; the
  * slot's user is prutor-box<slot>. stdin is passed through (the engine opens it);
- * stdout and stderr are capped at OUTPUT_BYTES each.
+ * stdout and stderr are capped at OUTPUT_BYTES each. "plain" is refused unless the
+ * config has the line "allow_plain 1" (an admin's explicit opt-in).
+ *
+ * Nothing of one request reaches the next: the compile step sees the slot's dir (the
+ * engine puts the source there) and leaves only the regular file "prog"; the run step
+ * sees a fresh size-capped tmpfs at /box holding read-only copies (binds) of the files
+ * the engine put in the slot (the binary and support files, never a source); after
+ * every step all of the slot user's processes are killed and the slot dir is emptied
+ * (compile: all but "prog"); in plain mode the slot user's files in /tmp, /var/tmp and
+ * /dev/shm and its System V IPC objects are removed too.
+ *
+ * Limits hold for the whole step: with cgroup v1 (memory, pids, cpuacct) memory,
+ * processes and total CPU are per step; without them NPROC is lowered so that
+ * NPROC x MEMORY_KB stays within the slot's share of the host's memory.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -47,6 +68,8 @@
 #define INNER "/usr/local/lib/prutor/prutor-run"
 #endif
 #define MAX_ARGS 64
+/* files the engine may place in a slot for the run step (binary + support files) */
+#define MAX_RUN_FILES 16
 
 static int status_fd = 2;
 
@@ -77,6 +100,15 @@ static long now_ms(void)
     return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+static long read_long(const char *path, const char *key);
+static int allow_plain;  /* "allow_plain 1" in the config */
+/* "netns <path>": a persistent network namespace with nothing but a downed loopback,
+   made once by setup-box.sh. Every sandbox joins it instead of creating and destroying
+   a namespace per step (the kernel serialises that, at several ms a launch); with
+   socket() refused by seccomp, a shared empty namespace isolates as a new one does. */
+static char netns_path[PATH_MAX];
+static long box_slots;   /* slots of the box line that matched: the host's memory is shared by them */
+
 /* Find the box line whose root/slot equals workdir; returns the slot number. */
 static int resolve_slot(const char *workdir, char *root_out, size_t root_len)
 {
@@ -86,21 +118,100 @@ static int resolve_slot(const char *workdir, char *root_out, size_t root_len)
     if (fstat(fd, &st) || st.st_uid != 0 || (st.st_mode & 022)) die("sandbox config not root-owned");
     FILE *f = fdopen(fd, "r");
     char line[1024];
+    int slot_found = -1;
     while (fgets(line, sizeof line, f)) {
         char root[PATH_MAX];
-        long first, count;
+        long first, count, flag;
+        if (sscanf(line, "allow_plain %ld", &flag) == 1) { allow_plain = flag == 1; continue; }
+        if (sscanf(line, "netns %4095s", netns_path) == 1) continue;
+        if (slot_found >= 0) continue;
         if (sscanf(line, "box %4095s %ld %ld", root, &first, &count) != 3) continue;
         size_t n = strlen(root);
         if (root[0] != '/' || strncmp(workdir, root, n) != 0 || workdir[n] != '/') continue;
         const char *s = workdir + n + 1;
         long slot = parse_num(s, 0, 9999, "slot");
         if (slot < first || slot >= first + count) die("slot out of range");
-        fclose(f);
         snprintf(root_out, root_len, "%s", root);
-        return (int)slot;
+        box_slots = count;
+        slot_found = (int)slot;
     }
-    die("work dir is not a sandbox slot");
-    return -1;
+    fclose(f);
+    if (slot_found < 0) die("work dir is not a sandbox slot");
+    return slot_found;
+}
+
+/* Removes name (a file, or a directory with everything under it) inside dirfd, never
+   following a symlink. Called only once the slot user has no process left, so nothing
+   can swap a directory for a link underneath. */
+static void remove_at(int dirfd, const char *name, int depth)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT || depth > 64) return;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    DIR *d = fdopendir(fd);
+    if (!d) { close(fd); return; }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) remove_at(fd, e->d_name, depth + 1);
+    closedir(d);
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* Empties dir: every entry, or (owner_only) those owned by uid; keep names one regular
+   file to leave in place (the compile step's "prog"). */
+static void empty_dir(const char *dir, const char *keep, int owner_only, uid_t uid)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return;
+    DIR *d = fdopendir(fd);
+    if (!d) { close(fd); return; }
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW)) continue;
+        if (owner_only && st.st_uid != uid) continue;
+        if (keep && !strcmp(e->d_name, keep) && S_ISREG(st.st_mode)) continue;
+        remove_at(fd, e->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* System V IPC objects created or owned by uid (plain mode shares the host's IPC namespace). */
+static void remove_ipc(uid_t uid)
+{
+    static const struct { const char *path; int uid_col, cuid_col, kind; } t[] = {
+        {"/proc/sysvipc/shm", 8, 10, 0}, {"/proc/sysvipc/sem", 5, 7, 1}, {"/proc/sysvipc/msg", 8, 10, 2}};
+    for (size_t k = 0; k < sizeof t / sizeof t[0]; k++) {
+        FILE *f = fopen(t[k].path, "re");
+        if (!f) continue;
+        char line[512];
+        if (!fgets(line, sizeof line, f)) { fclose(f); continue; }  /* header */
+        while (fgets(line, sizeof line, f)) {
+            long col[16] = {0};
+            int n = 0;
+            for (char *tok = strtok(line, " \t\n"); tok && n < 16; tok = strtok(NULL, " \t\n")) col[n++] = strtol(tok, NULL, 10);
+            if (n <= t[k].cuid_col) continue;
+            if ((uid_t)col[t[k].uid_col - 1] != uid && (uid_t)col[t[k].cuid_col - 1] != uid) continue;
+            int id = (int)col[1];
+            if (t[k].kind == 0) shmctl(id, IPC_RMID, NULL);
+            else if (t[k].kind == 1) semctl(id, 0, IPC_RMID);
+            else msgctl(id, IPC_RMID, NULL);
+        }
+        fclose(f);
+    }
+}
+
+/* Without cgroups RLIMIT_AS binds each process, so NPROC x MEMORY_KB must fit in this
+   slot's share (half of the host's memory split between the box's slots). */
+static long nproc_within_memory(long nproc, long mem_kb, long floor_nproc)
+{
+    long total_kb = read_long("/proc/meminfo", "MemTotal:");
+    if (total_kb <= 0 || mem_kb <= 0) return nproc;
+    long share = total_kb / 2 / (box_slots > 0 ? box_slots : 1);
+    long fit = share / mem_kb;
+    if (fit < floor_nproc) fit = floor_nproc;
+    return nproc < fit ? nproc : fit;
 }
 
 static int write_file(const char *path, const char *val)
@@ -176,6 +287,15 @@ static void cgroup_join(void)
     write_file(p, "0");
 }
 
+static long cg_cpu_ms(void)
+{
+    char p[320];
+    if (!cg_on) return -1;
+    snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpu);
+    long ns_used = read_long(p, NULL);
+    return ns_used < 0 ? -1 : ns_used / 1000000L;
+}
+
 static long cg_oom_kills(void)
 {
     char p[320];
@@ -222,8 +342,9 @@ int main(int argc, char **argv)
     signal(SIGALRM, SIG_IGN);
     if (argc < 3) die("usage");
     const char *mode = argv[1];
-    int is_probe = strcmp(mode, "probe") == 0, is_run = strcmp(mode, "run") == 0;
-    if (!is_probe && !is_run && strcmp(mode, "compile") != 0) die("bad mode");
+    int is_probe = strcmp(mode, "probe") == 0, is_run = strcmp(mode, "run") == 0,
+        is_clean = strcmp(mode, "clean") == 0;
+    if (!is_probe && !is_run && !is_clean && strcmp(mode, "compile") != 0) die("bad mode");
     const char *workdir = argv[2];
     if (strlen(workdir) >= PATH_MAX - 64 || strstr(workdir, "/.") || strstr(workdir, "//")) die("bad work dir");
 
@@ -238,6 +359,13 @@ int main(int argc, char **argv)
     if (!pw || pw->pw_uid == 0 || pw->pw_gid == 0) die("no user %s", uname);
     uid_t uid = pw->pw_uid;
     gid_t gid = pw->pw_gid;
+    if (is_clean) {
+        /* what a step interrupted before its own clean-up may have left */
+        kill_user(uid, gid);
+        empty_dir(workdir, NULL, 0, uid);
+        dprintf(status_fd, "{\"status\":\"ok\"}\n");
+        return 0;
+    }
 
     long cpu_ms = 2000, wall_ms = 5000, mem_kb = 65536, fsize_kb = 1024, nproc = 16, nofile = 32,
          out_bytes = 65536;
@@ -256,16 +384,38 @@ int main(int argc, char **argv)
         if (strcmp(argv[10], "ns") == 0) use_ns = 1;
         else if (strcmp(argv[10], "plain") == 0) use_ns = 0;
         else die("bad isolation");
+        if (!use_ns && !allow_plain) die("plain isolation is not allowed on this host (no allow_plain line in " CONF_PATH ")");
         if (strcmp(argv[11], "-") != 0) die("usage");
         cmd_at = 13;
         if (argc - cmd_at > MAX_ARGS - 40) die("too many arguments");
         if (!valid_cmd0(argv[cmd_at])) die("bad command");
     }
 
-    /* cgroups (accurate memory verdicts) for the run step only: moving a task between
-       v1 cgroups costs milliseconds, and the compile step runs only gcc */
-    if (is_run) cgroup_setup(slot, mem_kb, nproc + 4);
+    /* cgroups bound memory, processes and CPU for the whole step (both steps: a
+       compiler fed a hostile source can be made to allocate a lot) */
+    if (!is_probe) cgroup_setup(slot, mem_kb, nproc + 4);
+    if (!is_probe && !cg_on) nproc = nproc_within_memory(nproc, mem_kb, is_run ? 1 : 4);
     long oom_before = cg_oom_kills();
+
+    /* the run step sees only the files the engine placed in the slot (read-only binds
+       on a private tmpfs); collect them now, before anything runs */
+    char *run_files[MAX_RUN_FILES];
+    int n_run_files = 0;
+    if (is_run && use_ns) {
+        DIR *d = opendir(workdir);
+        if (!d) die("work dir unreadable");
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            struct stat fst;
+            if (e->d_name[0] == '.') continue;
+            char fp[PATH_MAX];
+            snprintf(fp, sizeof fp, "%s/%s", workdir, e->d_name);
+            if (lstat(fp, &fst) || !S_ISREG(fst.st_mode)) continue;
+            if (n_run_files == MAX_RUN_FILES) die("too many files in the work dir");
+            run_files[n_run_files++] = strdup(e->d_name);
+        }
+        closedir(d);
+    }
 
     int out_pipe[2], err_pipe[2], js_pipe[2];
     if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(js_pipe, O_CLOEXEC)) die("pipe");
@@ -281,22 +431,46 @@ int main(int argc, char **argv)
     snprintf(a_np, sizeof a_np, "%ld", nproc);
     snprintf(a_nf, sizeof a_nf, "%ld", nofile);
     snprintf(a_st, sizeof a_st, "%ld", mem_kb);
+    /* every writable filesystem of the sandbox is a tmpfs of this size (/tmp, /dev/shm,
+       the run's /box); the root and /dev are read-only */
     snprintf(a_sz, sizeof a_sz, "%ld", (fsize_kb + 1024) * 1024L * 2);
 
-    /* bwrap's ~52 arguments + the inner launcher's 9 + the command's (at most MAX_ARGS - 40) + NULL */
-    char *av[MAX_ARGS + 64];
+    /* bwrap's ~60 arguments + 3 per run file + the inner launcher's 9 + the command's
+       (at most MAX_ARGS - 40) + NULL */
+    int netns_fd = -1;
+    if (use_ns && netns_path[0] == '/') {
+        struct stat nst;
+        netns_fd = open(netns_path, O_RDONLY | O_CLOEXEC);
+        /* only a root-owned namespace file, not something a user could have put there */
+        if (netns_fd >= 0 && (fstat(netns_fd, &nst) || nst.st_uid != 0)) { close(netns_fd); netns_fd = -1; }
+    }
+    char *av[MAX_ARGS + 80 + 3 * MAX_RUN_FILES];
+    char run_src[MAX_RUN_FILES][PATH_MAX], run_dst[MAX_RUN_FILES][NAME_MAX + 8];
     int n = 0;
     if (use_ns) {
-        const char *bw[] = {BWRAP, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        const char *bw[] = {BWRAP, "--unshare-all", netns_fd >= 0 ? "--share-net" : "--unshare-net",
+                            "--die-with-parent", "--new-session", "--cap-drop", "ALL",
                             "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
                             "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
                             "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
                             "--proc", "/proc", "--dev", "/dev", "--size", a_sz, "--tmpfs", "/tmp",
-                            is_run ? "--ro-bind" : "--bind", workdir, "/box", "--chdir", "/box",
-                            "--hostname", "box", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
-                            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
-                            "--json-status-fd", "3", "--", NULL};
+                            "--size", a_sz, "--tmpfs", "/dev/shm", NULL};
         for (int i = 0; bw[i]; i++) av[n++] = (char *)bw[i];
+        if (is_run) {
+            av[n++] = "--size"; av[n++] = a_sz; av[n++] = "--tmpfs"; av[n++] = "/box";
+            for (int i = 0; i < n_run_files; i++) {
+                snprintf(run_src[i], sizeof run_src[i], "%s/%s", workdir, run_files[i]);
+                snprintf(run_dst[i], sizeof run_dst[i], "/box/%s", run_files[i]);
+                av[n++] = "--ro-bind"; av[n++] = run_src[i]; av[n++] = run_dst[i];
+            }
+        } else {
+            av[n++] = "--bind"; av[n++] = (char *)workdir; av[n++] = "/box";
+        }
+        const char *tail[] = {"--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/box",
+                              "--hostname", "box", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin",
+                              "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8",
+                              "--json-status-fd", "3", "--", NULL};
+        for (int i = 0; tail[i]; i++) av[n++] = (char *)tail[i];
     }
     av[n++] = INNER;
     av[n++] = is_probe ? "0" : (is_run ? "2" : "1");
@@ -309,6 +483,9 @@ int main(int argc, char **argv)
     char tmpdir_env[PATH_MAX + 8];
     snprintf(tmpdir_env, sizeof tmpdir_env, "TMPDIR=%s", workdir);
     char *envp[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", use_ns ? "TMPDIR=/tmp" : tmpdir_env, NULL};
+
+    /* plain mode has no private /box: the run may not write into the slot dir */
+    if (!use_ns && is_run) chmod(workdir, 02750);
 
     /* orphans of the sandbox are reparented to us and reaped below, not left to init */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -327,6 +504,8 @@ int main(int argc, char **argv)
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
         if (use_ns) dup2(js_pipe[1], 3); else close(3);
+        /* join the shared empty network namespace while still root; without it bwrap makes one */
+        if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) != 0) _exit(123);
         /* nothing of the engine leaks: fds above 3 close on exec, env is cleared */
         if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid)) _exit(121);
         if (getuid() == 0 || geteuid() == 0) _exit(121);
@@ -350,9 +529,17 @@ int main(int argc, char **argv)
     char buf[65536], js[1024];
     size_t js_len = 0;
     long deadline = t0 + wall_ms;
+    int cpu_exceeded = 0;
     while (open_n > 0) {
         long left = deadline - now_ms();
         if (left <= 0) { timed_out = 1; break; }
+        /* the CPU limit binds the step's processes together (RLIMIT_CPU binds each one):
+           with cpuacct, look every 20 ms */
+        if (cg_on && !is_probe) {
+            long used = cg_cpu_ms();
+            if (used > cpu_ms + 100) { timed_out = 1; cpu_exceeded = 1; break; }
+            if (left > 20) left = 20;
+        }
         /* once the child is gone, drain what is buffered and stop (a background child of
            the plain mode may hold the pipes open) */
         int r = poll(pf, exited ? 3 : 4, exited ? 0 : (int)left);
@@ -402,6 +589,15 @@ int main(int argc, char **argv)
     while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR) {}
     alarm(0);
     for (int i = 0; i < 3; i++) if (pf[i].fd >= 0) close(pf[i].fd);
+    /* nothing of this step reaches the next one (the slot user has no process left) */
+    if (!is_probe) empty_dir(workdir, is_run ? NULL : "prog", 0, uid);
+    if (!use_ns) {
+        chmod(workdir, 02770);
+        empty_dir("/tmp", NULL, 1, uid);
+        empty_dir("/var/tmp", NULL, 1, uid);
+        empty_dir("/dev/shm", NULL, 1, uid);
+        remove_ipc(uid);
+    }
 
     long cpu = ru.ru_utime.tv_sec * 1000L + ru.ru_utime.tv_usec / 1000 + ru.ru_stime.tv_sec * 1000L + ru.ru_stime.tv_usec / 1000;
     long mem = ru.ru_maxrss;
@@ -412,9 +608,8 @@ int main(int argc, char **argv)
         snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
         peak = read_long(p, NULL);
         if (peak > 0) peak /= 1024;
-        snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpu);
-        long ns_used = read_long(p, NULL);
-        if (ns_used >= 0) cpu = ns_used / 1000000L;
+        long cg_cpu_used = cg_cpu_ms();
+        if (cg_cpu_used >= 0) cpu = cg_cpu_used;
     }
 
     int code = -1, sig = 0, started = 1;
@@ -438,7 +633,8 @@ int main(int argc, char **argv)
     if (is_probe) status = (started && code == 0) ? "ok" : "setup_error";
     dprintf(status_fd,
             "{\"status\":\"%s\",\"exit\":%d,\"signal\":%d,\"cpu_ms\":%ld,\"wall_ms\":%ld,\"mem_kb\":%ld,"
-            "\"peak_kb\":%ld,\"oom\":%ld,\"cgroup\":%d,\"ns\":%d,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld}\n",
-            status, code, sig, cpu, wall, mem, peak, oom, cg_on, use_ns, written[0], written[1]);
+            "\"peak_kb\":%ld,\"oom\":%ld,\"cpu_limit\":%d,\"cgroup\":%d,\"ns\":%d,\"nproc\":%ld,"
+            "\"stdout_bytes\":%ld,\"stderr_bytes\":%ld}\n",
+            status, code, sig, cpu, wall, mem, peak, oom, cpu_exceeded, cg_on, use_ns, nproc, written[0], written[1]);
     return 0;
 }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
@@ -64,8 +65,16 @@ int main(int argc, char **argv)
         lim(RLIMIT_MEMLOCK, 0, 0);
         lim(RLIMIT_MSGQUEUE, 0, 0);
     }
-    /* nothing but stdin, stdout and stderr reaches the command */
-    syscall(SYS_close_range, 3, ~0U, 0);
+    /* nothing but stdin, stdout and stderr reaches the command (close_range needs
+       Linux 5.9; older kernels get the loop, and an fd that stays open stops the run) */
+    if (syscall(SYS_close_range, 3, ~0U, 0) != 0) {
+        long max = sysconf(_SC_OPEN_MAX);
+        for (long fd = 3; fd < (max > 0 ? max : 65536); fd++) close((int)fd);
+        if (fcntl(3, F_GETFD) != -1) {
+            fprintf(stderr, "prutor-run: cannot close inherited descriptors\n");
+            _exit(125);
+        }
+    }
 
     char *envp[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL, NULL};
     char tmp[4200];

@@ -300,6 +300,7 @@ const VERDICT = {
   'output limit': 'Output limit exceeded', output_limit: 'Output limit exceeded', 'runtime error': 'Runtime error',
   runtime_error: 'Runtime error', 'forbidden system call': 'Forbidden system call', forbidden_syscall: 'Forbidden system call',
   'internal error': 'Internal error', internal_error: 'Internal error', busy: 'Server busy', 'server busy': 'Server busy',
+  hidden_failed: 'Some hidden tests did not pass',
 };
 const vText = (v) => VERDICT[String(v || '').toLowerCase()] || String(v || 'Finished');
 const vGood = (v) => ['accepted', 'ok', 'success', 'finished'].includes(String(v || '').toLowerCase());
@@ -360,7 +361,8 @@ async function evaluate() {
       return el('tr', { class: ok ? 'pass' : 'fail' },
         el('td', {}, `${c.position || i + 1}`),
         el('td', {}, hidden ? el('span', { class: 'pill' }, 'hidden') : el('span', { class: 'pill info' }, 'visible')),
-        el('td', {}, el('span', { class: `pill ${ok ? 'ok' : 'bad'}` }, vText(c.verdict || (ok ? 'accepted' : 'wrong answer')))),
+        // a hidden case says only whether it passed (the engine sends nothing more)
+        el('td', {}, el('span', { class: `pill ${ok ? 'ok' : 'bad'}` }, hidden ? (ok ? 'Passed' : 'Not passed') : vText(c.verdict))),
         el('td', { class: 'num muted' }, c.time_ms !== undefined ? `${c.time_ms} ms` : ''),
         el('td', {}, hidden ? el('span', { class: 'muted small' }, 'details hidden') : el('div', { class: 'io' },
           el('div', {}, el('span', { class: 'label' }, 'expected'), el('pre', {}, c.expected ?? c.expected_output ?? '')),

@@ -10,6 +10,9 @@ namespace Prutor\Engine\Tests;
  */
 final class Fixture
 {
+    /** Students for bursts: each may have one engine request in flight. */
+    public const BURST_USERS = 10;
+
     public \PDO $db;
     public \Memcached $mc;
     public string $url;
@@ -43,7 +46,11 @@ final class Fixture
     {
         $t = $this->tag;
         $this->ids['section'] = $this->ins('INSERT INTO sections (code, name) VALUES (?, ?)', [$t, 'engine test']);
-        foreach (['student' => 'student', 'other' => 'student', 'staff' => 'instructor'] as $k => $role) {
+        $people = ['student' => 'student', 'other' => 'student', 'staff' => 'instructor', 'ta' => 'ta'];
+        for ($i = 0; $i < self::BURST_USERS; $i++) {
+            $people['burst' . $i] = 'student';
+        }
+        foreach ($people as $k => $role) {
             $this->ids[$k] = $this->ins('INSERT INTO users (username, password_hash, name, role, section_id) VALUES (?, ?, ?, ?, ?)',
                 [$t . $k, str_repeat('x', 60), 'Test ' . $k, $role, $this->ids['section']]);
         }
@@ -56,6 +63,10 @@ final class Fixture
         $pid = $this->ids['problem'];
         $this->ids['practice'] = $this->ins("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 't')", [$this->ids['student'], $pid]);
         $this->ids['others'] = $this->ins("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 't')", [$this->ids['other'], $pid]);
+        for ($i = 0; $i < self::BURST_USERS; $i++) {
+            $this->ids['practice_burst' . $i] = $this->ins("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 't')",
+                [$this->ids['burst' . $i], $pid]);
+        }
         foreach (['open' => [-3600, 3600], 'closed' => [-7200, -3600]] as $k => [$a, $b]) {
             $ev = $this->ins("INSERT INTO events (title, type, description, published_at) VALUES (?, 'exam', '', UTC_TIMESTAMP(3))", [$t . $k]);
             $this->ids['event_' . $k] = $ev;
@@ -64,10 +75,9 @@ final class Fixture
             $q = $this->ins('INSERT INTO event_questions (event_id, position, problem_id, max_marks) VALUES (?, 1, ?, 10)', [$ev, $pid]);
             $this->ids[$k] = $this->ins("INSERT INTO assignments (kind, user_id, event_id, question_id, problem_id) VALUES ('event', ?, ?, ?, ?)", [$this->ids['student'], $ev, $q, $pid]);
         }
-        foreach (['student', 'staff'] as $k) {
+        foreach ($people as $k => $role) {
             $sid = rtrim(strtr(base64_encode(random_bytes(32)), '+/', '-_'), '=');
             $csrf = rtrim(strtr(base64_encode(random_bytes(32)), '+/', '-_'), '=');
-            $role = $k === 'staff' ? 'instructor' : 'student';
             $this->mc->set('sess:' . $sid, json_encode(['uid' => $this->ids[$k], 'username' => $t . $k, 'name' => 'T', 'role' => $role,
                 'section_id' => $this->ids['section'], 'csrf' => $csrf, 'created' => time()]), 3600);
             $sig = rtrim(strtr(base64_encode(hash_hmac('sha256', $sid, $secret, true)), '+/', '-_'), '=');
@@ -83,7 +93,11 @@ final class Fixture
         foreach ($this->sessions as $s) {
             $this->mc->delete('sess:' . $s['sid']);
         }
-        $u = implode(',', array_map('intval', [$this->ids['student'], $this->ids['other'], $this->ids['staff']]));
+        $users = [$this->ids['student'], $this->ids['other'], $this->ids['staff'], $this->ids['ta']];
+        for ($i = 0; $i < self::BURST_USERS; $i++) {
+            $users[] = $this->ids['burst' . $i];
+        }
+        $u = implode(',', array_map('intval', $users));
         $this->db->exec("DELETE FROM assignments WHERE user_id IN ($u)");
         foreach (['event_open', 'event_closed'] as $k) {
             $this->db->exec('DELETE FROM events WHERE id = ' . (int) $this->ids[$k]);

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Engine throughput next to the physical floor, in one run (a benchmark, not a test).
+
+The floor: `gcc <the C environment's flags> hello.c && ./prog` in a fresh temporary
+directory per job, no server, at concurrency 1 and 2. Then the engine through HAProxy
+as students use it (POST /execute with a session and CSRF token, one demo student per
+concurrent client, since a student may have one engine request in flight):
+  fresh  - every request carries new source (a counter in a comment): compile + run;
+  cached - the same source every time: the binary comes from the compile cache, so
+           only the run (and the request's two queries) is left.
+Prints jobs/s for each and the ratio to the floor at the same concurrency.
+
+  make bench-engine [SECONDS=10] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
+"""
+import concurrent.futures as cf
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+
+HOST = os.environ.get("BENCH_HOST", "127.0.0.1")
+PORT = int(os.environ.get("HAPROXY_PORT", "8080"))
+SECONDS = float(os.environ.get("SECONDS_PER_STEP", os.environ.get("SECONDS", "10")))
+STUDENTS = os.environ.get("STUDENTS", "student01,student02").split(",")
+PASSWORD = os.environ.get("PASSWORD", "prutor-demo")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HELLO = '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n'
+
+
+def c_flags():
+    """The C environment's compile line, as the engine runs it."""
+    with open(os.path.join(ROOT, "nosql", "environments.json")) as f:
+        env = next(e for e in json.load(f) if e["slug"] == "c")
+    return [a.replace("{binary}", "prog").replace("{source}", "hello.c") for a in env["compile"]]
+
+
+def floor_job(flags):
+    d = tempfile.mkdtemp(prefix="prutor-floor-")
+    try:
+        with open(os.path.join(d, "hello.c"), "w") as f:
+            f.write(HELLO)
+        subprocess.run(flags, cwd=d, check=True)
+        out = subprocess.run(["./prog"], cwd=d, check=True, capture_output=True).stdout
+        assert out == b"hello\n"
+    finally:
+        shutil.rmtree(d)
+
+
+def measure(job, concurrency, seconds):
+    """Runs job() in `concurrency` loops for `seconds`; returns (jobs/s, failures)."""
+    done, failed = [0], [0]
+    lock = threading.Lock()
+    stop = time.monotonic() + seconds
+
+    def loop(i):
+        n = 0
+        while time.monotonic() < stop:
+            try:
+                job(i, n)
+                with lock:
+                    done[0] += 1
+            except Exception as e:  # noqa: BLE001 - counted and shown once
+                with lock:
+                    failed[0] += 1
+                    if failed[0] == 1:
+                        print(f"    first failure: {e}", file=sys.stderr)
+            n += 1
+
+    t0 = time.monotonic()
+    with cf.ThreadPoolExecutor(concurrency) as ex:
+        list(ex.map(loop, range(concurrency)))
+    return done[0] / (time.monotonic() - t0), failed[0]
+
+
+class Student:
+    """One signed-in student with a keep-alive connection through HAProxy."""
+
+    def __init__(self, username):
+        self.conn = http.client.HTTPConnection(HOST, PORT, timeout=60)
+        body = urllib.parse.urlencode({"username": username, "password": PASSWORD})
+        self.conn.request("POST", "/accounts/login", body, {"Content-Type": "application/x-www-form-urlencoded"})
+        r = self.conn.getresponse()
+        r.read()
+        m = re.search(r"prutor\.sid=([^;]+)", r.getheader("Set-Cookie") or "")
+        if r.status != 302 or not m:
+            raise SystemExit(f"bench-engine: cannot sign in as {username} (HTTP {r.status}); is the demo course seeded?")
+        self.cookie = "prutor.sid=" + m.group(1)
+        self.conn.request("GET", "/home", headers={"Cookie": self.cookie})
+        page = self.conn.getresponse().read().decode()
+        self.csrf = re.search(r'csrf-token" content="([^"]+)"', page).group(1)
+        self.aid = int(re.search(r'href="/editor/(\d+)"', page).group(1))
+
+    def execute(self, code):
+        body = json.dumps({"assignment_id": self.aid, "code": code, "input": ""})
+        headers = {"Cookie": self.cookie, "X-CSRF-Token": self.csrf, "Content-Type": "application/json"}
+        try:
+            self.conn.request("POST", "/execute", body, headers)
+            r = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # the keep-alive connection was closed while idle: once more on a new one, as browsers do
+            self.conn.close()
+            self.conn.request("POST", "/execute", body, headers)
+            r = self.conn.getresponse()
+        try:
+            data = r.read()
+        except (http.client.HTTPException, OSError):
+            self.conn.close()
+            raise
+        if r.status != 200:
+            raise RuntimeError(f"HTTP {r.status}: {data[:200]!r}")
+        res = json.loads(data)
+        if res.get("stdout") != "hello\n":
+            raise RuntimeError(f"unexpected answer {res}")
+        return res
+
+
+def main():
+    flags = c_flags()
+    print(f"bench-engine: {SECONDS:g} s per step; floor = {' '.join(flags)} && ./prog (fresh dir per job)")
+    students = [Student(u) for u in STUDENTS[:2]]
+    run_tag = f"{os.getpid()}-{int(time.time())}"
+    for s in students:  # warm the cached binary
+        s.execute(HELLO)
+    rows = []
+    for c in (1, 2):
+        floor, ff = measure(lambda i, n: floor_job(flags), c, SECONDS)
+        fresh, fe = measure(lambda i, n: students[i].execute(HELLO + f"/* {run_tag} {i} {n} */\n"), c, SECONDS)
+        cached, ce = measure(lambda i, n: students[i].execute(HELLO), c, SECONDS)
+        rows.append((c, floor, fresh, cached, ff + fe + ce))
+    print()
+    print(f"{'concurrency':>11}  {'floor jobs/s':>12}  {'fresh jobs/s':>12}  {'fresh/floor':>11}  {'cached jobs/s':>13}  {'cached/floor':>12}  failures")
+    for c, floor, fresh, cached, fails in rows:
+        print(f"{c:>11}  {floor:>12.1f}  {fresh:>12.1f}  {fresh / floor:>11.2f}  {cached:>13.1f}  {cached / floor:>12.2f}  {fails}")
+    load = os.getloadavg()
+    print(f"\nload average during the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
+    return 1 if any(r[4] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
