@@ -4,7 +4,9 @@
 Sends REQUESTS requests of one kind at a time (login, home, codebook, editor, save:
 the thesis' webapp workload) through HAProxy with CONCURRENCY keep-alive clients,
 as load students from the load CSV, and reads the CPU time the stack's processes
-used meanwhile from /proc (the same accounting as cpu_sampler.py: each component is
+used meanwhile from /proc. The same clients then measure a floor in the same run: a
+bare Node http server answering 204 (no Express, no session, no SQL), so the figures
+can be quoted as ratios to it (the same accounting as cpu_sampler.py: each component is
 found by the port it listens on, so other stacks on the host are not counted).
 Per-process CPU time is what the request cost, however busy the host was; only the
 time a client waits depends on the other work.
@@ -20,6 +22,8 @@ import http.client
 import json
 import os
 import re
+import socket
+import subprocess
 import sys
 import threading
 import time
@@ -80,6 +84,43 @@ class Client:
         body = urllib.parse.urlencode({"assignment_id": self.user["assignment_id"], "branch_id": 0, "trigger": "manual", "code": code})
         return self.req("POST", "/editor/save", body, {"Content-Type": "application/x-www-form-urlencoded",
                                                        "Accept": "application/json", "X-CSRF-Token": self.csrf or ""})
+
+
+BARE_SERVER = "require('http').createServer((q, s) => { s.writeHead(204); s.end(); }).listen(+process.argv[1], '127.0.0.1')"
+
+
+def process_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        rest = f.read().rsplit(")", 1)[1].split()
+    return int(rest[11]) + int(rest[12])
+
+
+def bare_node_floor(concurrency, n):
+    """CPU microseconds per request of a bare Node http server, measured like the stack."""
+    with socket.socket() as sk:
+        sk.bind(("127.0.0.1", 0))
+        port = sk.getsockname()[1]
+    proc = subprocess.Popen(["node", "-e", BARE_SERVER, str(port)])
+    try:
+        for _ in range(50):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        clients = [Client(port, None) for _ in range(concurrency)]
+        t0 = process_ticks(proc.pid)
+        per = n // concurrency
+        threads = [threading.Thread(target=lambda c=c: [c.req("GET", "/") for _ in range(per)]) for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        time.sleep(0.3)
+        return round((process_ticks(proc.pid) - t0) / HZ / (per * concurrency) * 1e6)
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 def expected(kind, status, body):
@@ -143,14 +184,19 @@ def main():
             for c in clients:
                 c.req("GET", "/home", headers={"Accept": "text/html"})
 
+    floor = bare_node_floor(a.concurrency, a.requests)
     print(f"CPU per request through HAProxy :{port} ({a.concurrency} clients; microseconds of CPU; resolution "
           f"one clock tick per kind: +-{1e6 / HZ / a.requests:.0f} us, logins +-{1e6 / HZ / a.logins:.0f} us):")
     print(f"  {'kind':<9} {'requests':>8} {'node':>7} {'mariadbd':>9} {'memcached':>10} {'haproxy':>8} {'total':>7}  failed")
     for kind, r in results.items():
         u = r["cpu_us"]
-        print(f"  {kind:<9} {r['requests']:>8} {u['node']:>7} {u['mariadbd']:>9} {u['memcached']:>10} {u['haproxy']:>8} {u['total']:>7}  {r['failed']}")
+        print(f"  {kind:<9} {r['requests']:>8} {u['node']:>7} {u['mariadbd']:>9} {u['memcached']:>10} {u['haproxy']:>8} {u['total']:>7}  {r['failed']}"
+              f"   node = {u['node'] / max(floor, 1):.1f} x floor")
+    print(f"  floor: a bare Node http server answering 204, same clients, same run: {floor} us per request")
+    with open("/proc/loadavg") as f:
+        print(f"  host load average (1 min) at the end: {f.read().split()[0]}")
     if a.json:
-        json.dump(results, open(a.json, "w"), indent=1)
+        json.dump({"kinds": results, "bare_node_floor_us": floor}, open(a.json, "w"), indent=1)
     return 1 if any(r["failed"] for r in results.values()) else 0
 
 
