@@ -29,16 +29,24 @@ function startHeartbeat(send = (m) => process.send && process.send(m)) {
 }
 
 // In the primary (or the single process when WEB_WORKERS=0): track beats, answer checks.
-function createLivenessServer({ cfg, cluster = null, stallMs = WORKER_STALL_MS }) {
-  const lastBeat = new Map(); // worker id -> time of its last heartbeat
+// The primary's own single connections to what a page cannot be served without.
+function dependencyChecks(cfg) {
   const { createDb } = require('../shared/db');
   const { createMemcache } = require('../shared/memcache');
   const db = createDb({ ...cfg.db, poolSize: 1 });
   const mc = createMemcache({ ...cfg.memcached, poolSize: 1, timeoutMs: DEPENDENCY_TIMEOUT_MS });
-  const deps = {
-    mysql: () => db.ping().then(() => null),
-    memcached: () => mc.version().then(() => null),
+  return {
+    checks: {
+      mysql: () => db.ping().then(() => null),
+      memcached: () => mc.version().then(() => null),
+    },
+    close: () => Promise.allSettled([db.close(), Promise.resolve(mc.close())]),
   };
+}
+
+function createLivenessServer({ cfg, cluster = null, stallMs = WORKER_STALL_MS, cacheMs = CACHE_MS, dependencies = dependencyChecks(cfg) }) {
+  const lastBeat = new Map(); // worker id -> time of its last heartbeat
+  const deps = dependencies.checks;
 
   function watch(worker) {
     worker.on('message', (m) => { if (m && m.type === 'heartbeat') lastBeat.set(worker.id, Date.now()); });
@@ -55,7 +63,7 @@ function createLivenessServer({ cfg, cluster = null, stallMs = WORKER_STALL_MS }
 
   let cached = null;
   async function state() {
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.value;
+    if (cached && Date.now() - cached.at < cacheMs) return cached.value;
     const components = await checkAll(deps, DEPENDENCY_TIMEOUT_MS);
     const w = workers();
     const failing = Object.keys(components).filter((n) => components[n].status !== 'ok');
@@ -94,7 +102,7 @@ function createLivenessServer({ cfg, cluster = null, stallMs = WORKER_STALL_MS }
 
   async function close() {
     await new Promise((resolve) => server.close(() => resolve()));
-    await Promise.allSettled([db.close(), Promise.resolve(mc.close())]);
+    await dependencies.close();
   }
 
   return { watch, listen, close, state, server };
