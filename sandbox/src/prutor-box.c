@@ -69,7 +69,7 @@
 #endif
 #define MAX_ARGS 64
 /* files the engine may place in a slot for the run step (binary + support files) */
-#define MAX_RUN_FILES 16
+#define MAX_RUN_FILES 32
 
 static int status_fd = 2;
 

@@ -20,16 +20,7 @@ final class EngineTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        $secret = (string) getenv('SESSION_SECRET');
-        if ($secret === '') {
-            self::markTestSkipped('SESSION_SECRET is not set: the integration tests need the running stack');
-        }
-        self::$f = new Fixture();
-        $h = self::$f->call('GET', '/healthz', null, null, false, self::$f->engineUrl);
-        if ($h['status'] === 0) {
-            self::markTestSkipped('the engine is not running at ' . self::$f->engineUrl);
-        }
-        self::$f->create($secret);
+        self::$f = Fixture::open();
     }
 
     public static function tearDownAfterClass(): void

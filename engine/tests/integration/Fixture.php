@@ -4,6 +4,8 @@ declare(strict_types=1);
 
 namespace Prutor\Engine\Tests;
 
+use PHPUnit\Framework\TestCase;
+
 /**
  * Test fixture: users, a problem with visible and hidden cases, assignments and sessions
  * created directly in MariaDB and memcached, removed again by cleanup().
@@ -34,6 +36,21 @@ final class Fixture
         $this->mc = new \Memcached();
         $this->mc->addServer($e('MEMCACHED_HOST', '127.0.0.1'), (int) $e('MEMCACHED_PORT', '11211'));
         $this->tag = 'e4t' . bin2hex(random_bytes(4));
+    }
+
+    /** A fixture with its users and sessions created; skips the suite without a running stack. */
+    public static function open(): self
+    {
+        $secret = (string) getenv('SESSION_SECRET');
+        if ($secret === '') {
+            TestCase::markTestSkipped('SESSION_SECRET is not set: the integration tests need the running stack');
+        }
+        $f = new self();
+        if ($f->call('GET', '/healthz', null, null, false, $f->engineUrl)['status'] === 0) {
+            TestCase::markTestSkipped('the engine is not running at ' . $f->engineUrl);
+        }
+        $f->create($secret);
+        return $f;
     }
 
     private function ins(string $sql, array $p): int

@@ -20,15 +20,7 @@ final class IntegrityTest extends TestCase
 
     public static function setUpBeforeClass(): void
     {
-        $secret = (string) getenv('SESSION_SECRET');
-        if ($secret === '') {
-            self::markTestSkipped('SESSION_SECRET is not set: the integration tests need the running stack');
-        }
-        self::$f = new Fixture();
-        if (self::$f->call('GET', '/healthz', null, null, false, self::$f->engineUrl)['status'] === 0) {
-            self::markTestSkipped('the engine is not running at ' . self::$f->engineUrl);
-        }
-        self::$f->create($secret);
+        self::$f = Fixture::open();
     }
 
     public static function tearDownAfterClass(): void
