@@ -33,12 +33,12 @@ env HAPROXY_PORT="$FRONT" HAPROXY_STATS_PORT="$STATS" HAPROXY_RUN_DIR="$tmp/run"
   haproxy -W -db -f "$ROOT/haproxy/haproxy.cfg" >"$tmp/access.log" 2>"$tmp/haproxy.err" & pids+=($!)
 
 up=0
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do  # 60 s: the primary answers 503 until its workers beat, slow on a busy host
   up=$(curl -s "http://127.0.0.1:$STATS/;csv" 2>/dev/null | awk -F, '$1 == "webapp" && $2 == "webapp1" && $18 == "UP"' | wc -l || true)
   [ "$up" = 1 ] && break; sleep 0.2
 done
 if [ "$up" != 1 ]; then
-  echo "FAIL the test webapp never came UP behind the test HAProxy"; tail -20 "$tmp/webapp.log" "$tmp/haproxy.err"; exit 1
+  echo "FAIL the test webapp never came UP behind the test HAProxy"; tail -n 20 "$tmp/webapp.log" "$tmp/haproxy.err"; exit 1
 fi
 # the first checks, before the webapp listened, may have failed: count from here
 err_from=$(( $(wc -l < "$tmp/haproxy.err") + 1 ))
