@@ -14,8 +14,13 @@ const http = require('node:http');
 const [front, stats, seconds, maxWaitS] = process.argv.slice(2);
 const DURATION_MS = Number(seconds) * 1000;
 const SIGNIN_CLIENTS = 64; // 32 waiting per worker: over 1 s of compares at 35 ms each or more
-const PAGE_CLIENTS = 48;
-const USERS = Array.from({ length: 20 }, (_, i) => `student${String(i + 1).padStart(2, '0')}`);
+// The seeded demo students: each page client keeps one of student01..08 to itself
+// (a sign-in as the same user elsewhere may end its session), the sign-in clients
+// take turns with student09..20.
+const PAGE_CLIENTS = 8;
+const student = (n) => `student${String(n).padStart(2, '0')}`;
+const PAGE_USERS = Array.from({ length: PAGE_CLIENTS }, (_, i) => student(i + 1));
+const SIGNIN_USERS = Array.from({ length: 12 }, (_, i) => student(i + 9));
 const PASSWORD = 'prutor-demo'; // the seeded demo course's public password (README)
 // "Fast": a refusal never waits for a timeout (HAProxy's queue 30 s, server 60 s); it
 // comes at once at the door, or after the longest sign-in wait, plus the event loop's
@@ -69,7 +74,7 @@ const until = Date.now() + DURATION_MS;
 
 async function signInLoop(i) {
   while (Date.now() < until) {
-    const r = await signIn(USERS[i % USERS.length]);
+    const r = await signIn(SIGNIN_USERS[i % SIGNIN_USERS.length]);
     worst.signinMs = Math.max(worst.signinMs, r.ms);
     if (r.status === 200 && /"ok":true/.test(r.body)) count.signin200++;
     else if (r.status === 503) {
@@ -84,7 +89,7 @@ async function signInLoop(i) {
 async function pageLoop(i) {
   let cookie = null;
   while (!cookie && Date.now() < until) { // a refused sign-in is retried, as the login page does
-    const r = await signIn(USERS[i % USERS.length]);
+    const r = await signIn(PAGE_USERS[i]);
     const set = [].concat(r.headers['set-cookie'] || []).find((c) => c.startsWith('prutor.sid='));
     if (r.status === 200 && set) cookie = set.split(';')[0];
     else if (r.status === 503) { check503(r, 'sign-in'); await new Promise((ok) => setTimeout(ok, (Number(r.headers['retry-after']) || 1) * 100)); }
