@@ -6,7 +6,7 @@ namespace Prutor\Engine;
 
 /**
  * One student cannot take the engine from the others: at most one request in flight per
- * user (a second tab gets 429 at once instead of holding a second slot), and at most
+ * student (a second tab gets 429 at once instead of holding a second slot), and at most
  * ENGINE_EVALUATE_PER_MINUTE evaluations a minute (hidden tests cannot be probed fast).
  * Both live in memcached, shared by every engine worker (and replica); if memcached
  * cannot answer, requests are let through rather than refused.

@@ -17,7 +17,7 @@ final class Output
         if ($cut) {
             $bytes = substr($bytes, 0, $maxBytes);
         }
-        if (!mb_check_encoding($bytes, 'UTF-8')) {
+        if (!self::isUtf8($bytes)) {
             $out = '';
             $n = strlen($bytes);
             for ($i = 0; $i < $n;) {
@@ -28,7 +28,7 @@ final class Output
                     $len = $b < 0xE0 ? 2 : ($b < 0xF0 ? 3 : 4);
                 }
                 $seq = substr($bytes, $i, $len);
-                if ($len > 1 && strlen($seq) === $len && mb_check_encoding($seq, 'UTF-8')) {
+                if ($len > 1 && strlen($seq) === $len && self::isUtf8($seq)) {
                     $out .= $seq;
                     $i += $len;
                 } elseif ($b < 0x80) {
@@ -41,5 +41,11 @@ final class Output
             $bytes = $out;
         }
         return $cut ? $bytes . "\n[output cut at " . $maxBytes . ' bytes]' : $bytes;
+    }
+
+    /** Valid UTF-8 (PCRE's check: no extension needed beyond PHP's core). */
+    private static function isUtf8(string $bytes): bool
+    {
+        return preg_match('//u', $bytes) === 1;
     }
 }

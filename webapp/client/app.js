@@ -1,4 +1,4 @@
-// Every page: local times, live countdowns on the home page.
+// Every page: local times, live countdowns, display preferences, the folding menu.
 (function () {
   'use strict';
   function pad(n) { return String(n).padStart(2, '0'); }
@@ -88,5 +88,36 @@
       if (!waiting) send();
     });
   }
-  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); signInRetries(); });
+  // Dark mode and text size, remembered in the cookie prutor.prefs (the server
+  // draws the next page in them from the first paint; see src/shared/layout.js).
+  var FONT_STEPS = ['90', '100', '115', '130', '150'];
+  function prefs() {
+    var root = document.documentElement;
+    var theme = root.getAttribute('data-theme') === 'dark' ? 'dark' : 'light';
+    var font = Number(root.getAttribute('data-font') || 1);
+    function apply() {
+      root.setAttribute('data-theme', theme);
+      root.setAttribute('data-font', String(font));
+      root.style.fontSize = FONT_STEPS[font] + '%';
+      var t = document.getElementById('theme-toggle');
+      if (t) t.setAttribute('aria-pressed', theme === 'dark' ? 'true' : 'false');
+      document.cookie = 'prutor.prefs=' + encodeURIComponent('theme=' + theme + '&font=' + font) + '; Path=/; Max-Age=31536000; SameSite=Lax';
+      document.dispatchEvent(new CustomEvent('prutor:prefs', { detail: { theme: theme, font: font } }));
+    }
+    function on(id, fn) { var b = document.getElementById(id); if (b) b.addEventListener('click', function () { fn(); apply(); }); }
+    on('theme-toggle', function () { theme = theme === 'dark' ? 'light' : 'dark'; });
+    on('font-down', function () { font = Math.max(0, font - 1); });
+    on('font-up', function () { font = Math.min(FONT_STEPS.length - 1, font + 1); });
+  }
+  // The main menu folds behind a button on narrow screens.
+  function navToggle() {
+    var b = document.getElementById('nav-toggle');
+    if (!b) return;
+    b.addEventListener('click', function () {
+      var open = b.getAttribute('aria-expanded') !== 'true';
+      b.setAttribute('aria-expanded', open ? 'true' : 'false');
+      document.body.classList.toggle('menu-open', open);
+    });
+  }
+  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); signInRetries(); });
 })();

@@ -4,8 +4,10 @@
 // Engine routes (/compile, /execute, /evaluate) are on the same origin (HAProxy).
 import { EditorView, basicSetup } from 'codemirror';
 import { keymap } from '@codemirror/view';
-import { EditorState, Compartment } from '@codemirror/state';
+import { EditorState, Compartment, Prec } from '@codemirror/state';
 import { indentWithTab } from '@codemirror/commands';
+import { indentUnit, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { tags } from '@lezer/highlight';
 import { cpp } from '@codemirror/lang-cpp';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 
@@ -13,9 +15,11 @@ const AUTOSAVE_MS = 12000;
 
 const $ = (sel) => document.querySelector(sel);
 const data = JSON.parse($('#editor-data').textContent);
-const csrf = document.querySelector('meta[name="csrf-token"]').content;
+// the session's CSRF token: read at each request, renewed by an in-place sign-in
+const csrfMeta = document.querySelector('meta[name="csrf-token"]');
+const csrf = () => csrfMeta.content;
 const backupKey = `prutor:code:${data.assignmentId}`;
-const skew = new Date(data.serverNow).getTime() - Date.now();
+let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
 
 let closed = !!data.closed;
@@ -23,9 +27,41 @@ let lastSaved = data.code;     // the text the server holds as the latest versio
 let saving = null;             // the save in flight
 let pendingTrigger = null;     // a save asked for while one was in flight
 let sessionLost = false;
+// the latest saved version this page knows: a save names it, so that a save from a
+// second tab is refused (409 stale_version) instead of silently overwriting
+let baseCodeId = data.latestCodeId || 0;
+const knowVersion = (id) => { if (id && Number(id) > baseCodeId) baseCodeId = Number(id); };
+// the text of the latest submission when this page knows it (null: unknown or none)
+let submittedText = data.submittedAt && !data.changedSinceSubmit ? data.code : null;
 
 // ---------- editor ----------
 const editable = new Compartment();
+const darkTheme = new Compartment();
+// Syntax colours with at least 4.5:1 contrast on the light and the dark background
+// (CodeMirror's defaults use #e40 and #f00, which fail WCAG AA on white).
+const highlight = (c) => syntaxHighlighting(HighlightStyle.define([
+  { tag: tags.keyword, color: c.keyword },
+  { tag: [tags.typeName, tags.standard(tags.typeName)], color: c.type },
+  { tag: [tags.number, tags.bool, tags.atom], color: c.number },
+  { tag: [tags.string, tags.character], color: c.string },
+  { tag: [tags.escape, tags.special(tags.string), tags.regexp], color: c.escape },
+  { tag: [tags.comment, tags.lineComment, tags.blockComment], color: c.comment, fontStyle: 'italic' },
+  { tag: [tags.processingInstruction, tags.meta], color: c.meta },
+  { tag: [tags.definition(tags.variableName), tags.function(tags.variableName)], color: c.def },
+  { tag: tags.invalid, color: c.invalid },
+]));
+const lightColours = highlight({ keyword: '#6a1b9a', type: '#0b5a8c', number: '#1b6e3a', string: '#a31515', escape: '#9a3b00', comment: '#5c6370', meta: '#4b4b8f', def: '#00529b', invalid: '#b00020' });
+const darkColours = highlight({ keyword: '#d7a6ff', type: '#7fc8ff', number: '#8fe0a8', string: '#ffab91', escape: '#ffd180', comment: '#a3afc4', meta: '#b8b8ff', def: '#9ecbff', invalid: '#ff8a80' });
+const darkEditor = EditorView.theme({
+  '&': { backgroundColor: '#0f172a', color: '#e2e8f0' },
+  '.cm-content': { caretColor: '#f8fafc' },
+  '.cm-cursor, .cm-dropCursor': { borderLeftColor: '#f8fafc' },
+  '.cm-gutters': { backgroundColor: '#111b30', color: '#8b9bb8', borderRight: '1px solid #24324d' },
+  '.cm-activeLine': { backgroundColor: '#1a2540' },
+  '.cm-activeLineGutter': { backgroundColor: '#1a2540' },
+  '&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection': { backgroundColor: '#334a7a' },
+  '.cm-tooltip': { backgroundColor: '#111b30', color: '#e2e8f0' },
+}, { dark: true });
 const view = new EditorView({
   parent: $('#editor'),
   state: EditorState.create({
@@ -34,22 +70,37 @@ const view = new EditorView({
       basicSetup,
       cpp(),
       lintGutter(),
-      keymap.of([
-        indentWithTab,
+      // ours before basicSetup's (whose Mod-Enter inserts a blank line)
+      Prec.highest(keymap.of([
         { key: 'Mod-s', preventDefault: true, run: () => { save('manual'); return true; } },
         { key: 'Mod-Enter', preventDefault: true, run: () => { run(); return true; } },
         { key: 'Mod-b', preventDefault: true, run: () => { compile(); return true; } },
-      ]),
+      ])),
+      keymap.of([indentWithTab]),
+      // indentation as in the templates: 4 spaces
+      indentUnit.of('    '),
+      EditorState.tabSize.of(4),
+      EditorView.contentAttributes.of({ 'aria-label': 'Code editor', 'aria-describedby': 'editor-keys' }),
+      darkTheme.of(document.documentElement.dataset.theme === 'dark' ? [darkEditor, darkColours] : lightColours),
       editable.of([EditorView.editable.of(!closed), EditorState.readOnly.of(closed)]),
       EditorView.updateListener.of((u) => { if (u.docChanged) onEdit(); }),
-      EditorView.theme({ '&': { height: '100%' }, '.cm-scroller': { fontFamily: 'var(--mono)' } }),
+      EditorView.theme({ '&': { height: '100%', fontSize: '0.97rem' }, '.cm-scroller': { fontFamily: 'var(--mono)' } }),
     ],
   }),
 });
 window.prutorEditor = { view, code: () => view.state.doc.toString() }; // for tests and debugging
+document.addEventListener('prutor:prefs', (e) => view.dispatch({ effects: darkTheme.reconfigure(e.detail.theme === 'dark' ? [darkEditor, darkColours] : lightColours) }));
+// the skip link lands in the code itself
+const skip = document.getElementById('skip-link');
+if (skip) skip.addEventListener('click', (e) => { e.preventDefault(); view.focus(); });
 
 const code = () => view.state.doc.toString();
 const dirty = () => code() !== lastSaved;
+
+function showChangedSinceSubmit() {
+  const p = $('#changed-since-submit');
+  if (p) p.hidden = !(data.submittedAt || submittedText !== null) || code() === submittedText;
+}
 
 // ---------- small UI helpers ----------
 function el(tag, attrs = {}, ...children) {
@@ -98,7 +149,7 @@ async function post(url, payload, { keepalive = false } = {}) {
       keepalive,
       headers: {
         'Content-Type': 'application/json', Accept: 'application/json',
-        'X-CSRF-Token': csrf, 'X-Requested-With': 'XMLHttpRequest',
+        'X-CSRF-Token': csrf(), 'X-Requested-With': 'XMLHttpRequest',
       },
       body: JSON.stringify(payload),
     });
@@ -121,13 +172,58 @@ async function post(url, payload, { keepalive = false } = {}) {
 
 function engineError(e) {
   if (e.status === 503) return `The compiler is busy right now (many students at once). Try again in ${e.retryAfter || 'a few'} seconds.`;
-  if (e.status === 401) { onSessionLost(); return 'Your session has ended. Sign in again (in a new tab) and retry; your code is kept here.'; }
+  if (e.status === 401) { onSessionLost(); return 'Your session has ended. Sign in again (the dialog) and retry; your code is kept here.'; }
   return e.message;
 }
 
-function onSessionLost() {
+// The session ended (expired, or signed out elsewhere): the code stays in this
+// page (and in this browser's local copy); a dialog signs in again in place, then
+// the save that failed is sent again. Nothing is reloaded.
+let signInOpen = null;
+function onSessionLost(retryTrigger) {
   sessionLost = true;
-  banner('Your session has ended. Open the sign-in page in a new tab, sign in, then press Save here: your code is kept in this browser.', 'error');
+  banner('Your session has ended. Your code is kept here; sign in again to save it.', 'error');
+  const rank = { auto: 0, manual: 1, submit: 2 };
+  if (signInOpen) { if (retryTrigger && rank[retryTrigger] > rank[signInOpen.retry]) signInOpen.retry = retryTrigger; return; }
+  const who = document.querySelector('.usermenu .who .muted');
+  const username = who ? who.textContent.split(' · ')[0].trim() : '';
+  const state = { retry: retryTrigger || 'manual' };
+  signInOpen = state;
+  const err = el('p', { class: 'flash error', role: 'alert', id: 'signin-error', hidden: true });
+  const user = el('input', { id: 'signin-username', name: 'username', autocomplete: 'username', value: username, required: true });
+  const pass = el('input', { id: 'signin-password', name: 'password', type: 'password', autocomplete: 'current-password', required: true });
+  const dlg = el('dialog', { class: 'confirm', id: 'signin-dialog', 'aria-labelledby': 'signin-title' },
+    el('form', { method: 'dialog', onsubmit: async (ev) => {
+      ev.preventDefault();
+      err.hidden = true;
+      try {
+        const res = await fetch('/accounts/login', {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Requested-With': 'XMLHttpRequest' },
+          body: JSON.stringify({ username: user.value, password: pass.value }),
+        });
+        const body = await res.json().catch(() => ({}));
+        if (!res.ok || !body.csrf) { err.textContent = body.error || `Sign-in failed (${res.status}).`; err.hidden = false; return; }
+        csrfMeta.content = body.csrf;
+        sessionLost = false;
+        signInOpen = null;
+        dlg.close();
+        banner('Signed in again. Saving your code…', 'info');
+        await save(state.retry === 'auto' ? 'manual' : state.retry).catch(() => {});
+      } catch { err.textContent = 'No connection to the server. Try again in a moment; your code is kept here.'; err.hidden = false; }
+    } },
+    el('h2', { id: 'signin-title' }, 'Sign in again to save'),
+    el('p', {}, 'Your session has ended. Your code is still here and will be saved as soon as you sign in.'),
+    err,
+    el('label', { for: 'signin-username' }, 'Username'), user,
+    el('label', { for: 'signin-password' }, 'Password'), pass,
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'btn', id: 'signin-later', onclick: () => dlg.close() }, 'Later'),
+      el('button', { type: 'submit', class: 'btn primary', id: 'signin-submit' }, 'Sign in and save'))));
+  dlg.addEventListener('close', () => { dlg.remove(); if (signInOpen === state) signInOpen = null; });
+  document.body.append(dlg);
+  dlg.showModal();
+  pass.focus();
 }
 
 function banner(text, kind = 'warn') {
@@ -141,6 +237,7 @@ function banner(text, kind = 'warn') {
 let backupTimer = null;
 function onEdit() {
   if (!closed) setSaveState(dirty() ? 'Unsaved changes' : 'Saved', dirty() ? 'dirty' : 'ok');
+  showChangedSinceSubmit();
   clearTimeout(backupTimer);
   backupTimer = setTimeout(() => {
     try {
@@ -188,23 +285,28 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
   setSaveState(trigger === 'submit' ? 'Submitting…' : 'Saving…', 'busy');
   const btn = trigger === 'submit' ? $('#btn-submit') : (trigger === 'manual' ? $('#btn-save') : null);
   busy(btn, true);
-  saving = post('/editor/save', { assignment_id: data.assignmentId, branch_id: 0, trigger, code: text }, { keepalive: keepalive && text.length < 60000 })
+  saving = post('/editor/save', { assignment_id: data.assignmentId, branch_id: 0, trigger, code: text, base_code_id: baseCodeId }, { keepalive: keepalive && text.length < 60000 })
     .then((r) => {
       lastSaved = text;
+      knowVersion(r.code_id);
       if (sessionLost) { sessionLost = false; $('#closed-banner').hidden = true; }
       const at = r.saved_at ? new Date(r.saved_at) : new Date();
       setSaveState(dirty() ? 'Unsaved changes' : `Saved ${clock(at)}`, dirty() ? 'dirty' : 'ok');
+      // a save that reached the server after the deadline is kept as late work, never graded
+      if (deadline !== null && at.getTime() >= deadline) setSaveState(`Stored ${clock(at)} as late work (after the deadline: not graded)`, 'error');
       try { if (!dirty()) localStorage.removeItem(backupKey); } catch { /* ignore */ }
       if (r.submitted) {
-        const s = $('#submit-state');
-        s.textContent = `Submitted ${clock(at)}`;
-        s.className = 'pill ok';
+        setSubmitState(at, false);
+        submittedText = text;
+        data.submittedAt = at.toISOString();
+        showChangedSinceSubmit();
       }
       return r;
     })
     .catch((e) => {
-      if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
-      else if (e.status === 401) { onSessionLost(); setSaveState('Not saved: session ended', 'error'); }
+      if (e.status === 409 && e.code === 'stale_version') { setSaveState('Not saved: changed in another tab', 'error'); resolveConflict(e.message, trigger); }
+      else if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
+      else if (e.status === 401) { setSaveState('Not saved: session ended', 'error'); onSessionLost(trigger); }
       else if (e.status === 403 && e.code === 'csrf') { setSaveState('Not saved', 'error'); banner('This page is out of date. Copy your code if needed and reload the page.', 'error'); }
       else if (e.status === 503 && Number(e.retryAfter) > 0) {
         // the server is overloaded or restarting: it says when to come back, so save again then
@@ -225,10 +327,36 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
   return saving;
 }
 
-setInterval(() => { if (!document.hidden) save('auto'); }, AUTOSAVE_MS);
+// Another tab or window saved this question after this page loaded: say so and
+// let the student choose; autosave waits meanwhile (no silent overwrite either way).
+let conflictOpen = false;
+let reloading = false; // the student chose the other tab's version: leave without saving this one
+function resolveConflict(message, trigger) {
+  if (conflictOpen) return;
+  conflictOpen = true;
+  const dlg = el('dialog', { class: 'confirm', id: 'conflict-dialog', 'aria-labelledby': 'conflict-title' },
+    el('h2', { id: 'conflict-title' }, 'Changed in another tab'),
+    el('p', {}, message),
+    el('p', { class: 'muted small' }, 'Keep this tab: your code here becomes the latest version. Load the other: this page reloads with the other version (this tab\'s code stays offered for restore).'),
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'btn', id: 'conflict-load', onclick: () => { dlg.close(); reloading = true; window.location.reload(); } }, 'Load the other version'),
+      el('button', { type: 'button', class: 'btn primary', id: 'conflict-keep', onclick: async () => {
+        dlg.close();
+        try {
+          const res = await fetch(`/editor/${data.assignmentId}/status`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+          if (res.ok) knowVersion((await res.json()).latest_code_id);
+          await save(trigger === 'auto' ? 'manual' : trigger);
+        } catch { /* the save shows its own state */ }
+      } }, 'Keep this tab\'s code')));
+  dlg.addEventListener('close', () => { conflictOpen = false; dlg.remove(); });
+  document.body.append(dlg);
+  dlg.showModal();
+}
+
+setInterval(() => { if (!document.hidden && !conflictOpen && !signInOpen) save('auto'); }, AUTOSAVE_MS);
 document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') save('auto', { keepalive: true }); });
-window.addEventListener('pagehide', () => { if (dirty() && !saving) save('auto', { keepalive: true }); });
-window.addEventListener('beforeunload', (ev) => { if (dirty() && !closed) { save('auto', { keepalive: true }); ev.preventDefault(); ev.returnValue = ''; } });
+window.addEventListener('pagehide', () => { if (dirty() && !saving && !reloading) save('auto', { keepalive: true }); });
+window.addEventListener('beforeunload', (ev) => { if (dirty() && !closed && !reloading) { save('auto', { keepalive: true }); ev.preventDefault(); ev.returnValue = ''; } });
 
 $('#btn-save').addEventListener('click', () => save('manual').catch(() => {}));
 
@@ -343,6 +471,13 @@ document.querySelectorAll('.use-input').forEach((b) => b.addEventListener('click
 if (data.firstInput) $('#stdin').value = data.firstInput;
 
 // ---------- evaluate ----------
+// A hidden case tells only passed or not; nothing ran when the code did not compile.
+function caseVerdict(c, ok, compiled) {
+  if (!compiled) return 'Not run: compilation error';
+  if (c.verdict) return vText(c.verdict);
+  return ok ? 'Passed' : 'Not passed';
+}
+
 async function evaluate() {
   const btn = $('#btn-evaluate');
   if (!btn || btn.disabled) return;
@@ -352,7 +487,8 @@ async function evaluate() {
   panel.replaceChildren(el('p', { class: 'muted' }, 'Saving and evaluating on all test cases…'));
   try {
     if (!closed && (dirty() || saving)) { await (saving || Promise.resolve()); if (dirty()) await save('manual'); }
-    const r = await post('/evaluate', { assignment_id: data.assignmentId });
+    // the code goes along: a never-saved question (still the template) evaluates too
+    const r = await post('/evaluate', { assignment_id: data.assignmentId, ...(closed ? {} : { code: code() }) });
     const cases = Array.isArray(r.cases) ? r.cases : [];
     const passed = cases.filter((c) => c.passed === true || c.passed === 1 || vGood(c.verdict)).length;
     const rows = cases.map((c, i) => {
@@ -361,8 +497,7 @@ async function evaluate() {
       return el('tr', { class: ok ? 'pass' : 'fail' },
         el('td', {}, `${c.position || i + 1}`),
         el('td', {}, hidden ? el('span', { class: 'pill' }, 'hidden') : el('span', { class: 'pill info' }, 'visible')),
-        // a hidden case says only whether it passed (the engine sends nothing more)
-        el('td', {}, el('span', { class: `pill ${ok ? 'ok' : 'bad'}` }, hidden ? (ok ? 'Passed' : 'Not passed') : vText(c.verdict))),
+        el('td', {}, el('span', { class: `pill ${ok ? 'ok' : 'bad'}` }, caseVerdict(c, ok, r.compiled !== false))),
         el('td', { class: 'num muted' }, c.time_ms !== undefined ? `${c.time_ms} ms` : ''),
         el('td', {}, hidden ? el('span', { class: 'muted small' }, 'details hidden') : el('div', { class: 'io' },
           el('div', {}, el('span', { class: 'label' }, 'expected'), el('pre', {}, c.expected ?? c.expected_output ?? '')),
@@ -406,7 +541,27 @@ if ($('#btn-submit')) {
   });
 }
 
-// ---------- deadline ----------
+// ---------- deadline: the server's, followed while the page is open ----------
+// The page polls its event's timing version (/exam/timing/:event, cheap: no
+// session, cached per worker) every ~30 s, every ~10 s in the last minutes; when
+// it moves (an extension, a closure), it fetches its own window and the countdown
+// follows. At zero it closes, then asks the server, which may reopen it.
+const POLL_MS = 30000;
+const POLL_SOON_MS = 10000;
+const SOON_MS = 5 * 60 * 1000;
+const WARN_AT_MS = [5 * 60 * 1000, 60 * 1000];
+let deadline = data.deadline ? new Date(data.deadline).getTime() : null;
+let timingVersion = data.timingVersion || 0;
+let finalSaveDone = false;
+let warned = new Set();
+
+function setSubmitState(at, automatic) {
+  const s = $('#submit-state');
+  if (!s || !at) return;
+  s.textContent = `${automatic ? 'Submitted automatically' : 'Submitted'} ${clock(new Date(at))}`;
+  s.className = 'pill ok';
+}
+
 function closeEditor(message) {
   closed = true;
   view.dispatch({ effects: editable.reconfigure([EditorView.editable.of(false), EditorState.readOnly.of(true)]) });
@@ -416,23 +571,92 @@ function closeEditor(message) {
   if (c) { c.classList.add('over'); c.querySelector('.label').textContent = 'Closed'; c.querySelector('strong').textContent = ''; }
 }
 
-if (data.deadline) {
-  const deadline = new Date(data.deadline).getTime();
+function reopenEditor() {
+  closed = false;
+  view.dispatch({ effects: editable.reconfigure([EditorView.editable.of(true), EditorState.readOnly.of(false)]) });
+  ['#btn-save', '#btn-submit', '#btn-compile', '#btn-run', '#btn-evaluate'].forEach((s) => { const b = $(s); if (b) { delete b.dataset.needsOpen; b.disabled = false; } });
   const c = $('#countdown');
-  let finalSaveDone = false;
-  const tick = () => {
-    if (closed) return;
-    const left = deadline - serverNow();
-    if (left <= 0) { closeEditor(); return; }
-    if (left < 20000 && !finalSaveDone) { finalSaveDone = true; save('auto'); }
-    const secs = Math.floor(left / 1000);
-    const d = Math.floor(secs / 86400);
-    const h = Math.floor((secs % 86400) / 3600);
-    const m = Math.floor((secs % 3600) / 60);
-    c.querySelector('strong').textContent = d ? `${d}d ${h}h ${pad(m)}m` : `${pad(h)}:${pad(m)}:${pad(secs % 60)}`;
-    c.classList.toggle('soon', left < 5 * 60 * 1000);
-  };
-  if (closed) closeEditor(); else { tick(); setInterval(tick, 1000); }
+  if (c) { c.classList.remove('over'); c.querySelector('.label').textContent = 'Time left'; }
+}
+
+function tick() {
+  if (deadline === null) return;
+  const c = $('#countdown');
+  const left = deadline - serverNow();
+  if (closed) return;
+  if (left <= 0) {
+    closeEditor();
+    // the server has the last word (an extension may have just been given)
+    setTimeout(refreshStatus, Math.random() * 3000);
+    return;
+  }
+  if (left < 20000 && !finalSaveDone) { finalSaveDone = true; save('auto'); }
+  for (const w of WARN_AT_MS) {
+    if (left <= w && left > w - 60000 && !warned.has(w)) {
+      warned.add(w);
+      const mins = Math.round(w / 60000);
+      banner(`${mins === 1 ? 'One minute' : `${mins} minutes`} left. Your code is saved automatically; ${data.canSubmit ? (data.gradedBasis === 'last_save' ? 'your last saved code at the deadline is graded.' : 'submit now, or your last saved code is submitted for you at the deadline.') : 'save your work.'}`, 'warn');
+    }
+  }
+  const secs = Math.floor(left / 1000);
+  const d = Math.floor(secs / 86400);
+  const h = Math.floor((secs % 86400) / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  c.querySelector('strong').textContent = d ? `${d}d ${h}h ${pad(m)}m` : `${pad(h)}:${pad(m)}:${pad(secs % 60)}`;
+  c.classList.toggle('soon', left < SOON_MS);
+}
+
+function applyStatus(st) {
+  if (st.server_now) skew = new Date(st.server_now).getTime() - Date.now();
+  timingVersion = st.timing_version;
+  if (st.submitted_at) setSubmitState(st.submitted_at, st.submitted_automatically);
+  if (!st.deadline) return;
+  const next = new Date(st.deadline).getTime();
+  const moved = next !== deadline;
+  deadline = next;
+  const c = $('#countdown');
+  if (c) { c.dataset.deadline = st.deadline; c.title = `Closes ${st.deadline}`; }
+  if (st.state === 'open' && closed && !sessionLost) {
+    reopenEditor();
+    banner(`Your time was extended: the event now closes at ${clock(new Date(deadline))}.`, 'info');
+  } else if (st.state === 'open' && moved) {
+    banner(`The deadline changed: the event now closes at ${clock(new Date(deadline))}.`, 'info');
+  } else if (st.state === 'closed' && !closed) {
+    closeEditor(moved ? 'Your instructor closed this event. Your last saved code is kept; it can no longer be changed or submitted.' : undefined);
+  }
+  if (moved) { finalSaveDone = false; warned = new Set(); }
+  tick();
+}
+
+async function refreshStatus() {
+  try {
+    const res = await fetch(`/editor/${data.assignmentId}/status`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+    if (res.status === 401) { onSessionLost(); return; }
+    if (res.ok) applyStatus(await res.json());
+  } catch { /* offline: the next poll retries */ }
+}
+
+function schedulePoll() {
+  const left = deadline - serverNow();
+  const base = left < SOON_MS && left > -SOON_MS ? POLL_SOON_MS : POLL_MS;
+  setTimeout(pollTiming, base * (0.75 + Math.random() * 0.5));
+}
+
+async function pollTiming() {
+  try {
+    const res = await fetch(`/exam/timing/${data.eventId}`, { headers: { Accept: 'application/json' } });
+    if (res.ok) {
+      const { v } = await res.json();
+      if (v !== timingVersion) await refreshStatus();
+    }
+  } catch { /* offline: try again later */ }
+  schedulePoll();
+}
+
+if (deadline !== null) {
+  if (closed) closeEditor(); else tick();
+  setInterval(tick, 1000);
+  schedulePoll();
 } else if (closed) closeEditor();
 
 if (data.savedAt && !closed) setSaveState(`Saved ${clock(new Date(data.savedAt))}`, 'ok');

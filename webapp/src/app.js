@@ -53,7 +53,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
     accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
-    editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes }),
+    editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
     scratchpad: createScratchpadService({ db }),
     practice: createPracticeService({ db }),
   };
@@ -87,6 +87,8 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   });
 
   app.use('/healthz', require('./health/routes')(deps));
+  // before the session: polled by every open exam editor, answered without memcached
+  app.use('/exam/timing', require('./exam/timing').timingRoutes(deps));
 
   // Bodies: code may be up to maxCodeBytes, escaped up to ~3x in a form; the
   // service answers a precise 413 for code over the limit, the parser for the rest.

@@ -82,6 +82,15 @@ function loadConfig(env = process.env) {
       flushMs: int(env, 'TELEMETRY_FLUSH_MS', 2000, { min: 100, max: 60000 }, errors),
       maxBuffered: int(env, 'TELEMETRY_MAX_BUFFERED', 50000, { min: 100, max: 10000000 }, errors),
     },
+    // Saves (not submits) arriving this long after a student's deadline are stored as late work (0: refused).
+    lateSaveGraceS: int(env, 'LATE_SAVE_GRACE_S', 300, { min: 0, max: 86400 }, errors),
+    // The automatic grader (src/exam/grader.js) in the cluster primary: evaluations it keeps in
+    // flight (0: off; about the engine's sandbox slots, which admission control bounds anyway),
+    // and its loop period.
+    grader: {
+      concurrency: int(env, 'GRADER_CONCURRENCY', 2, { min: 0, max: 64 }, errors),
+      tickMs: int(env, 'GRADER_TICK_MS', 2000, { min: 100, max: 600000 }, errors),
+    },
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
     queryHeader: bool(env, 'DB_QUERY_HEADER', false, errors),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }, errors),

@@ -38,9 +38,16 @@ function startLiveness(clusterRef) {
   return liveness;
 }
 
+function startGrader() {
+  const grader = require('./exam/grader').createGrader({ cfg });
+  grader.start();
+  return grader;
+}
+
 function runPrimary() {
   const shipper = startShipper();
   const liveness = startLiveness(cluster);
+  const grader = startGrader();
   let stopping = false;
   const restarts = [];
   console.log(`[webapp] primary ${process.pid}: ${cfg.workers} workers on ${cfg.host}:${cfg.port}`);
@@ -152,7 +159,7 @@ function runPrimary() {
       const check = () => (Object.keys(cluster.workers).length === 0 ? resolve() : setTimeout(check, 50));
       check();
     });
-    await Promise.allSettled([shipper.stop(), liveness.close()]);
+    await Promise.allSettled([shipper.stop(), grader.stop(), liveness.close()]);
     console.log('[webapp] stopped');
     process.exit(0);
   };

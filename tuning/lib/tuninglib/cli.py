@@ -215,6 +215,7 @@ def main(argv):
     s.add_argument("--think", type=int, default=None)
     s.add_argument("--tag", default="")
     s.add_argument("--write", help="write the recommended profile here (default var/tuning/recommended-<plan>-<N>.env)")
+    s.add_argument("--json", action="store_true", help="print the decision as JSON (implies --no-run; writes nothing)")
     s.set_defaults(fn=cmd_recommend)
     s = sub.add_parser("report", help="Markdown + HTML report with plots (var/tuning/report/)")
     s.add_argument("--out", default=None)

@@ -118,6 +118,20 @@ def run_cli(a):
     rule = Rule(a.plan, a.max_p99, a.max_login_error, a.max_error)
     runs = load_runs(runs_dir, a.plan)
     d = decide(runs, a.users, rule)
+    if getattr(a, "json", False):
+        # what the webapp's admin readiness page shows: the same rule, nothing run or written
+        brief = lambda r: r and {"id": r.get("id"), "users": r.get("users"), "label": setting_label(r),
+                                 "finished": r.get("finished"), "login_error_pct": r.get("login_error_pct"),
+                                 "total": r.get("total"), "profile": r.get("profile")}
+        print(json.dumps({
+            "plan": a.plan, "users": a.users, "rule": rule.describe(), "runs": len(runs),
+            "runs_dir": runs_dir, "latest": max((r.get("finished") or "" for r in runs), default=None),
+            "chosen": d["chosen"] and {**brief(d["chosen"]["run"]), "label": d["chosen"]["label"]},
+            "capacity": brief(d["capacity"]),
+            "candidates": [{"label": c["label"], "passed": c["passed"], "why": c["why"], "run": brief(c["run"])}
+                           for c in sorted(d["candidates"], key=lambda c: cost(c["run"]))],
+        }))
+        return 0
     if not d["candidates"] and not a.no_run:
         params = a.param or sorted({f"{k}={v}" for r in runs for k, v in (r.get("params") or {}).items()}) \
             or default_params(a.plan, P.ncores())

@@ -4,11 +4,23 @@
 const express = require('express');
 const ui = require('../staff/ui');
 const { unavailable } = require('../shared/errors');
-const { knobsPage } = require('./views');
+const { knobsPage, readinessPage } = require('./views');
 
 module.exports = function adminRoutes({ admin }) {
   const r = express.Router();
   r.get('/', async (req, res) => ui.send(res, knobsPage(req, { k: await admin.knobs() })));
+
+  // "Ready for N students?" from the last measured sweeps of this host
+  r.get('/readiness', async (req, res) => {
+    const n = Number.parseInt(String(req.query.students || '3000'), 10);
+    const users = Number.isFinite(n) && n >= 1 && n <= 1000000 ? n : 3000;
+    ui.send(res, readinessPage(req, { r: await admin.readiness.ready(users) }));
+  });
+  r.get('/readiness/plots/:name', (req, res) => {
+    const f = admin.readiness.plotFile(req.params.name);
+    if (!f) return res.status(404).type('text').send('No such plot.');
+    return res.set('Cache-Control', 'no-store').sendFile(f, (err) => { if (err && !res.headersSent) res.status(404).type('text').send('No such plot.'); });
+  });
 
   // HAProxy's own page, relayed: its port listens on 127.0.0.1 only, so this is the
   // way to it from a browser, and only for admins. Its inline styles and scripts

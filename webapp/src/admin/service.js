@@ -7,6 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { renderMarkdown } = require('../shared/markdown');
+const { createReadiness } = require('./readiness');
 
 function readText(file, max = 2 * 1024 * 1024) {
   try {
@@ -75,6 +76,17 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return null;
   }
 
+  const KNOB_LABELS = {
+    HAPROXY_MAXCONN: 'HAProxy: connections in all', HAPROXY_LISTEN_MAXCONN: 'HAProxy: connections on the front end', HAPROXY_NBTHREAD: 'HAProxy: threads',
+    WEBAPP_MAXCONN: 'Webapp: requests at once (server maxconn)', ENGINE_MAXCONN: 'Engine: requests at once (server maxconn)', ENGINE_MAXQUEUE: 'Engine: queue length',
+    HAPROXY_TIMEOUT_CONNECT: 'Timeout: connect', HAPROXY_TIMEOUT_CLIENT: 'Timeout: client idle', HAPROXY_TIMEOUT_HTTP_REQUEST: 'Timeout: request headers',
+    WEBAPP_TIMEOUT_SERVER: 'Timeout: webapp answer', WEBAPP_TIMEOUT_QUEUE: 'Timeout: webapp queue', ENGINE_TIMEOUT_SERVER: 'Timeout: engine answer', ENGINE_TIMEOUT_QUEUE: 'Timeout: engine queue',
+    WEB_WORKERS: 'Node workers', DB_POOL_SIZE: 'MySQL connections per worker', MEMCACHED_POOL_SIZE: 'memcached connections per worker', BCRYPT_COST: 'Password hash cost (bcrypt)',
+    ENGINE_SLOTS: 'Sandbox slots (runs at once)', ENGINE_MAX_WORKERS: 'Apache workers (MaxRequestWorkers)', ENGINE_SERVER_LIMIT: 'Apache ServerLimit', ENGINE_START_SERVERS: 'Apache StartServers',
+    DB_MAX_CONNECTIONS: 'MySQL max_connections', DB_BUFFER_POOL_SIZE: 'InnoDB buffer pool',
+    MEMCACHED_MAX_CONN: 'memcached connections', MEMCACHED_THREADS: 'memcached threads', MEMCACHED_MEMORY_MB: 'memcached memory (MB)',
+  };
+
   const ENV_KEYS = [
     ['HAProxy', ['HAPROXY_MAXCONN', 'HAPROXY_LISTEN_MAXCONN', 'HAPROXY_NBTHREAD', 'WEBAPP_MAXCONN', 'ENGINE_MAXCONN', 'ENGINE_MAXQUEUE',
       'HAPROXY_TIMEOUT_CONNECT', 'HAPROXY_TIMEOUT_CLIENT', 'HAPROXY_TIMEOUT_HTTP_REQUEST', 'WEBAPP_TIMEOUT_SERVER', 'WEBAPP_TIMEOUT_QUEUE', 'ENGINE_TIMEOUT_SERVER', 'ENGINE_TIMEOUT_QUEUE']],
@@ -84,15 +96,33 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     ['memcached', ['MEMCACHED_MAX_CONN', 'MEMCACHED_THREADS', 'MEMCACHED_MEMORY_MB']],
   ];
 
+  // A knob's value: the environment the services got; else what the running service
+  // shows (the webapp's own config, the engine's rendered Apache config); else the
+  // active tuning profile. Never "—" when one of them knows it.
+  function knobValue(name, apache, profileText) {
+    if (env[name] !== undefined && env[name] !== '') return { value: env[name], from: 'environment' };
+    const running = {
+      DB_POOL_SIZE: cfg && cfg.db && cfg.db.poolSize, MEMCACHED_POOL_SIZE: cfg && cfg.memcached && cfg.memcached.poolSize,
+      BCRYPT_COST: cfg && cfg.bcryptCost, WEB_WORKERS: cfg && cfg.workers,
+      ENGINE_MAX_WORKERS: apache.MaxRequestWorkers, ENGINE_SERVER_LIMIT: apache.ServerLimit, ENGINE_START_SERVERS: apache.StartServers,
+    }[name];
+    if (running !== undefined && running !== null) return { value: String(running), from: 'running service' };
+    const m = profileText && new RegExp(`^\\s*(?:export\\s+)?${name}=["']?([^"'#\\s]+)`, 'm').exec(profileText);
+    if (m) return { value: m[1], from: 'tuning/profile.env' };
+    return { value: null, from: null };
+  }
+
   async function knobs() {
     const [haproxy, mysql] = await Promise.all([haproxyLive(), mysqlVars()]);
+    const apache = apacheConf();
+    const profile = readText(path.resolve(__dirname, '../../../tuning/profile.env'));
     return {
-      haproxy, mysql, apache: apacheConf(), tuning: tuningReport(),
+      haproxy, mysql, apache, tuning: tuningReport(),
       webWorkers: cfg ? cfg.workers : Number(env.WEB_WORKERS) || null,
       globalMaxconn: env.HAPROXY_MAXCONN || null, // global maxconn is not in the stats CSV
       dbPoolSize: cfg && cfg.db ? cfg.db.poolSize : null,
-      env: ENV_KEYS.map(([group, keys]) => ({ group, vars: keys.map((k) => ({ name: k, value: env[k] === undefined ? null : env[k] })) })),
-      profile: readText(path.resolve(__dirname, '../../../tuning/profile.env')),
+      env: ENV_KEYS.map(([group, keys]) => ({ group, vars: keys.map((k) => ({ name: k, label: KNOB_LABELS[k] || k, ...knobValue(k, apache, profile && profile.text) })) })),
+      profile,
       statsUrl,
     };
   }
@@ -103,7 +133,7 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return { status: res.status, type: res.headers.get('content-type') || 'text/html', body: Buffer.from(await res.arrayBuffer()) };
   }
 
-  return { knobs, stats, tuningReport, statsUrl };
+  return { knobs, stats, tuningReport, statsUrl, readiness: createReadiness({ varDir, env }) };
 }
 
 module.exports = { createAdminService, parseStatsCsv };

@@ -13,15 +13,15 @@ function knobsPage(req, { k }) {
     title: 'Deployment',
     active: '/admin',
     body: html`<div class="pagehead"><div><h1>Deployment</h1><p class="muted">What the running services use now (read-only). Change them with a tuning profile (tuning/) and restart or reload.</p></div>
-<div class="actions"><a class="btn primary" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a></div></div>
+<div class="actions"><a class="btn primary" href="/admin/readiness" id="readiness-link">Ready for an exam?</a> <a class="btn" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a></div></div>
 <div class="stats" id="knobs">
   <div class="stat"><span>HAProxy global maxconn</span><strong id="knob-haproxy-global">${dash(k.globalMaxconn)}</strong></div>
   <div class="stat"><span>HAProxy listen maxconn</span><strong id="knob-haproxy-listen">${dash(k.haproxy.frontend ? k.haproxy.frontend.maxconn : null)}</strong></div>
   <div class="stat"><span>Webapp server maxconn</span><strong id="knob-webapp-maxconn">${dash(webSrv && webSrv.maxconn)}</strong></div>
   <div class="stat"><span>Engine server maxconn</span><strong id="knob-engine-maxconn">${dash(engineSrv && engineSrv.maxconn)}</strong></div>
   <div class="stat"><span>Node workers</span><strong id="knob-workers">${dash(k.webWorkers)}</strong></div>
-  <div class="stat"><span>Apache MaxRequestWorkers</span><strong id="knob-apache">${dash(k.apache.MaxRequestWorkers)}</strong></div>
-  <div class="stat"><span>MySQL max_connections</span><strong id="knob-mysql">${dash(k.mysql.max_connections)}</strong></div>
+  <div class="stat"><span>Apache workers (MaxRequestWorkers)</span><strong id="knob-apache">${dash(k.apache.MaxRequestWorkers)}</strong></div>
+  <div class="stat"><span>MySQL max connections</span><strong id="knob-mysql">${dash(k.mysql.max_connections)}</strong></div>
 </div>
 <div class="cols">
 <div class="card"><h2>HAProxy (live, from its stats)</h2>
@@ -38,7 +38,7 @@ ${k.mysql.error ? html`<p class="flash error">${k.mysql.error}</p>` : html`<dl c
 <dt>Webapp pool</dt><dd>${dash(k.dbPoolSize)} per worker × ${dash(k.webWorkers)} workers</dd></dl>`}
 </div>
 <div class="card"><h2>Environment of the services</h2>
-${k.env.map((g) => html`<h3>${g.group}</h3><dl class="kv">${g.vars.map((x) => html`<dt>${x.name}</dt><dd>${dash(x.value)}</dd>`)}</dl>`)}
+${k.env.map((g) => html`<h3>${g.group}</h3><dl class="kv">${g.vars.map((x) => html`<dt>${x.label} <code class="muted small">${x.name}</code></dt><dd>${dash(x.value)}${x.from && x.from !== 'environment' ? html` <span class="muted small">(${x.from})</span>` : ''}</dd>`)}</dl>`)}
 ${k.profile ? html`<h3>tuning/profile.env</h3><pre class="code">${k.profile.text}</pre>` : ''}
 </div>
 </div>
@@ -49,4 +49,56 @@ ${k.tuning ? html`<p class="muted small">${k.tuning.file} · ${time(k.tuning.mti
   });
 }
 
-module.exports = { knobsPage };
+const fmtMs = (ms) => (ms === null || ms === undefined ? '—' : (ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`));
+
+function runLine(run) {
+  const t = run.total || {};
+  return html`${run.users} users (${run.label}): login errors ${run.login_error_pct ?? '—'}%, errors ${t.error_pct ?? '—'}%, 99% line ${fmtMs(t.p99_ms)}, average ${fmtMs(t.average_ms)}, ${t.throughput_per_s ? Math.round(t.throughput_per_s) : '—'} requests/s${run.finished ? html` · measured ${run.finished.replace('T', ' ').slice(0, 16)}` : ''}`;
+}
+
+const PROFILE_KNOBS = [['WEB_WORKERS', 'Node workers'], ['WEBAPP_MAXCONN', 'Webapp server maxconn'], ['HAPROXY_LISTEN_MAXCONN', 'HAProxy listen maxconn'],
+  ['ENGINE_MAXCONN', 'Engine server maxconn'], ['ENGINE_MAX_WORKERS', 'Apache MaxRequestWorkers'], ['DB_MAX_CONNECTIONS', 'MySQL max_connections'], ['DB_POOL_SIZE', 'MySQL pool per worker']];
+
+// Ready for N students? Yes (with the setting and its measured run), no (with the
+// most this host held), or not measured (with the command that measures it).
+function readinessPage(req, { r }) {
+  const n = r.users;
+  const sweepCmd = `tuning/tuning sweep --plan webapp --users ${Math.max(50, Math.round(n / 2))},${n} --param node_workers=1,2,4`;
+  let verdict;
+  if (r.error) verdict = html`<div class="flash error" id="ready-answer">${r.error}</div>`;
+  else if (r.chosen) {
+    verdict = html`<div class="answer yes" id="ready-answer"><strong>Yes: ready for ${n} students</strong> with ${r.chosen.label}.
+      <p class="small">Measured: ${runLine(r.chosen)}.</p></div>
+      <h2>Recommendation</h2>
+      <dl class="kv" id="recommended">${PROFILE_KNOBS.map(([k, label]) => html`<dt>${label}</dt><dd>${r.chosen.profile && r.chosen.profile[k] !== undefined ? r.chosen.profile[k] : '—'}</dd>`)}</dl>
+      <p>Write and apply it on the host:</p><pre class="code">tuning/tuning recommend --users ${n} --plan webapp --no-run
+tuning/tuning apply var/tuning/recommended-webapp-${n}.env</pre>`;
+  } else if (r.capacity) {
+    verdict = html`<div class="answer no" id="ready-answer"><strong>No: this host held at most ${r.capacity.users} students</strong> (${r.capacity.label}), not ${n}.
+      <p class="small">Best measured: ${runLine(r.capacity)}.</p>
+      <p>Cap the exam at about ${r.capacity.users} students per host, add cores, or measure again with other settings:</p></div>
+      <pre class="code">${sweepCmd}</pre>`;
+  } else {
+    verdict = html`<div class="answer unknown" id="ready-answer"><strong>Not measured: no sweep on this host reached ${n} students.</strong>
+      <p>Run the sweep (JMeter at the thesis' workload; a few minutes per run), then the report for the plots:</p></div>
+      <pre class="code" id="sweep-command">${sweepCmd}
+tuning/tuning report</pre>`;
+  }
+  return ui.page(req, {
+    title: 'Readiness',
+    active: '/admin',
+    body: html`${ui.crumbs([{ href: '/admin', label: 'Admin' }, { label: 'Readiness' }])}
+<div class="pagehead"><div><h1>Ready for ${n} students?</h1><p class="muted">From the load runs measured on this host (${r.runs ?? 0} webapp runs recorded${r.latest ? html`, latest ${r.latest.replace('T', ' ').slice(0, 16)}` : ''}), judged by tuning/'s rule.</p></div>
+<form method="get" action="/admin/readiness" class="inlineform" id="readiness-form"><label for="students" class="sr-only">Students</label><input id="students" name="students" type="number" min="1" max="1000000" value="${n}"><button class="btn" type="submit">Check</button></form></div>
+<div class="card">${verdict}
+${r.rule ? html`<p class="muted small">Rule: ${r.rule}.</p>` : ''}</div>
+<div class="card" id="plots"><h2>Measured curves</h2>
+${r.plots && r.plots.length ? html`<div class="plotgrid">${r.plots.map((p) => html`<figure><img src="/admin/readiness/plots/${p}" alt="${p.replace('.png', '').replace('-', ': ')} against users, per setting"><figcaption class="muted small">${p}</figcaption></figure>`)}</div>`
+  : html`<p class="muted">No plots yet: <code>tuning/tuning report</code> draws them from the recorded runs.</p>`}
+</div>
+${r.candidates && r.candidates.length ? html`<div class="card tablewrap"><h2>Settings measured at ${n} users or more</h2><table class="list compact" id="candidates"><thead><tr><th>Setting</th><th>Result</th><th>Run</th></tr></thead>
+<tbody>${r.candidates.map((c) => html`<tr><td>${c.label}</td><td>${c.passed ? html`<span class="pill ok">pass</span>` : html`<span class="pill bad">fail</span> <span class="small">${c.why.join('; ')}</span>`}</td><td class="small">${runLine({ ...c.run, label: c.label })}</td></tr>`)}</tbody></table></div>` : ''}`,
+  });
+}
+
+module.exports = { knobsPage, readinessPage };

@@ -1,14 +1,18 @@
 'use strict';
 // Codebook: 1 query on the codebook_view materialized table, served by the
-// (user_id, latest_save_time) index.
+// (user_id, latest_save_time) index (events joined by primary key for the release of marks).
 function createCodebookService({ db }) {
   async function forUser(userId) {
     return db.query(
-      `SELECT assignment_id, kind, event_id, event_title, problem_id, title, latest_code,
-              latest_save_time, submitted_at, score, marks, feedback
-         FROM codebook_view
-        WHERE user_id = ?
-        ORDER BY latest_save_time DESC
+      `SELECT cv.assignment_id, cv.kind, cv.event_id, cv.event_title, cv.problem_id, cv.title, cv.latest_code,
+              cv.latest_save_time, cv.submitted_at,
+              IF(hide.id IS NULL, cv.score, NULL) AS score, IF(hide.id IS NULL, cv.marks, NULL) AS marks,
+              IF(hide.id IS NULL, cv.feedback, NULL) AS feedback
+         FROM codebook_view cv
+         -- an event's scores, marks and feedback show once its marks are released
+         LEFT JOIN events hide ON hide.id = cv.event_id AND hide.grades_released_at IS NULL
+        WHERE cv.user_id = ?
+        ORDER BY cv.latest_save_time DESC
         LIMIT 500`,
       [userId],
     );

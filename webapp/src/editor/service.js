@@ -21,8 +21,15 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
        p.title AS problem_title, p.statement_md, p.template_code, p.env, p.time_limit_ms,
        q.position, q.max_marks,
        s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
-       sub.submitted_at,
-       c.code AS latest_code, c.save_time AS latest_save_time,
+       sub.submitted_at, sub.automatic AS submitted_automatically, e.graded_basis,
+       c.id AS latest_code_id, c.code AS latest_code, c.save_time AS latest_save_time,
+       et.version AS timing_version,
+       (SELECT sc.code FROM code sc WHERE sc.id = sub.code_id) <> c.code AS changed_since_submit,
+       -- the question switcher: the student's questions of this event, "id:position:submitted" each
+       (SELECT GROUP_CONCAT(CONCAT(a2.id, ':', q2.position, ':', sub2.assignment_id IS NOT NULL) ORDER BY q2.position SEPARATOR ',')
+          FROM assignments a2 JOIN event_questions q2 ON q2.id = a2.question_id
+          LEFT JOIN submissions sub2 ON sub2.assignment_id = a2.id
+         WHERE a2.event_id = a.event_id AND a2.user_id = a.user_id) AS questions,
        UTC_TIMESTAMP(3) AS now_utc
   FROM assignments a
   JOIN users u                ON u.id = a.user_id
@@ -32,13 +39,17 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
   LEFT JOIN slots sl          ON sl.event_id = a.event_id AND sl.section_id = u.section_id
   LEFT JOIN schedules s       ON s.id = sl.schedule_id
   LEFT JOIN submissions sub   ON sub.assignment_id = a.id
+  LEFT JOIN event_timing et   ON et.event_id = a.event_id
   LEFT JOIN code c            ON c.id = (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id
                                           ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)
  WHERE a.id = ? AND a.user_id = ?`;
 
 // The save: authorise (own assignment, event window open for the student's
 // section, extra time included) and write in one statement. Triggers on `code`
-// keep codebook_view and, for a submit, submissions/home_view current.
+// keep codebook_view and, for a submit, submissions/home_view current. A save
+// (never a submit) arriving up to lateGraceS after the deadline (the last autosave,
+// a retry) is stored as late work: kept and shown to staff, never graded (rdb view
+// graded_code).
 const SAVE_SQL = `
 INSERT INTO code (assignment_id, branch_id, save_trigger, code, save_time)
 SELECT a.id, ?, ?, ?, UTC_TIMESTAMP(3)
@@ -48,7 +59,18 @@ SELECT a.id, ?, ?, ?, UTC_TIMESTAMP(3)
   LEFT JOIN schedules s ON s.id = sl.schedule_id
  WHERE a.id = ? AND a.user_id = ?
    AND (a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= s.start_time
-                              AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE))`;
+                              AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE + INTERVAL ? SECOND))`;
+
+// Two tabs: a save may name the version it replaces (base_code_id: the latest
+// version its page knew). Then it is stored only if no newer save exists, so a
+// second tab's save never silently overwrites the first. (Compile, run and
+// evaluate store versions too; they do not count: a tab's own runs never conflict.)
+const UNLESS_NEWER_SQL = `
+   AND NOT EXISTS (SELECT 1 FROM code newer WHERE newer.assignment_id = a.id AND newer.id > ?
+                      AND newer.save_trigger IN ('manual', 'auto', 'submit'))`;
+
+const NEWER_SQL = `SELECT id, save_time FROM code WHERE assignment_id = ? AND id > ?
+   AND save_trigger IN ('manual', 'auto', 'submit') ORDER BY id DESC LIMIT 1`;
 
 const WHY_SQL = `
 SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time, UTC_TIMESTAMP(3) AS now_utc
@@ -58,9 +80,25 @@ SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS st
   LEFT JOIN schedules s ON s.id = sl.schedule_id
  WHERE a.id = ? AND a.user_id = ?`;
 
+// What an open editor polls for when its event's timing version moves: the
+// student's current window (extensions and closures), the submission, the
+// latest stored version (another tab may have saved).
+const STATUS_SQL = `
+SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
+       sub.submitted_at, sub.automatic AS submitted_automatically, et.version AS timing_version,
+       (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1) AS latest_code_id,
+       UTC_TIMESTAMP(3) AS now_utc
+  FROM assignments a
+  JOIN users u              ON u.id = a.user_id
+  LEFT JOIN slots sl        ON sl.event_id = a.event_id AND sl.section_id = u.section_id
+  LEFT JOIN schedules s     ON s.id = sl.schedule_id
+  LEFT JOIN submissions sub ON sub.assignment_id = a.id
+  LEFT JOIN event_timing et ON et.event_id = a.event_id
+ WHERE a.id = ? AND a.user_id = ?`;
+
 const SCRATCH_TEMPLATE = '#include <stdio.h>\n\nint main(void)\n{\n    printf("Hello, world!\\n");\n    return 0;\n}\n';
 
-function createEditorService({ db, telemetry, maxCodeBytes }) {
+function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
   async function open({ userId, assignmentId }) {
     const id = Number.parseInt(assignmentId, 10);
     if (!/^[1-9]\d{0,9}$/.test(String(assignmentId)) || id > 4294967295) throw notFound('No such assignment.');
@@ -95,6 +133,16 @@ function createEditorService({ db, telemetry, maxCodeBytes }) {
       start: a.start_time,
       stop: a.kind === 'event' ? a.stop_time : null,
       submittedAt: a.submitted_at,
+      submittedAutomatically: !!a.submitted_automatically,
+      gradedBasis: a.graded_basis,
+      timingVersion: a.timing_version === null || a.timing_version === undefined ? 0 : Number(a.timing_version),
+      latestCodeId: a.latest_code_id === null || a.latest_code_id === undefined ? null : Number(a.latest_code_id),
+      // the latest version's code differs from the submitted code
+      changedSinceSubmit: !!a.changed_since_submit,
+      questions: a.kind === 'event' && a.questions ? String(a.questions).split(',').map((x) => {
+        const [qid, position, submitted] = x.split(':');
+        return { id: Number(qid), position: Number(position), submitted: submitted === '1' };
+      }) : [],
       code: a.latest_code !== null && a.latest_code !== undefined ? a.latest_code : (a.problem_id ? a.template_code : SCRATCH_TEMPLATE),
       savedAt: a.latest_save_time,
       now,
@@ -118,8 +166,16 @@ function createEditorService({ db, telemetry, maxCodeBytes }) {
     if (bytes > maxCodeBytes) {
       throw tooLarge(`Your code is ${Math.ceil(bytes / 1024)} KiB, over the limit of ${Math.floor(maxCodeBytes / 1024)} KiB. It was not saved; shorten it and save again.`, { code: 'code_too_large' });
     }
+    let baseCodeId = null;
+    if (f.base_code_id !== undefined && f.base_code_id !== '' && f.base_code_id !== null) {
+      if (!/^\d{1,19}$/.test(String(f.base_code_id))) throw badRequest('base_code_id must be a whole number (0 before the first save).');
+      baseCodeId = String(f.base_code_id);
+    }
     const t0 = process.hrtime.bigint();
-    const result = await db.query(SAVE_SQL, [branchId, trigger, f.code, assignmentId, userId]);
+    const grace = trigger === 'submit' ? 0 : lateGraceS;
+    const result = baseCodeId === null
+      ? await db.query(SAVE_SQL, [branchId, trigger, f.code, assignmentId, userId, grace])
+      : await db.query(SAVE_SQL + UNLESS_NEWER_SQL, [branchId, trigger, f.code, assignmentId, userId, grace, baseCodeId]);
     if (result.affectedRows === 1) {
       const savedAt = new Date();
       telemetry.record({
@@ -133,12 +189,39 @@ function createEditorService({ db, telemetry, maxCodeBytes }) {
     telemetry.record({ kind: 'save', trigger, user_id: userId, assignment_id: assignmentId, bytes, ok: false, reason: why ? 'window' : 'not_found', ip });
     if (!why) throw notFound('No such assignment.');
     const now = new Date(why.now_utc);
+    if (baseCodeId !== null && (why.kind !== 'event' || (why.start_time && now >= why.start_time && now < why.stop_time))) {
+      const newer = (await db.query(NEWER_SQL, [assignmentId, baseCodeId]))[0];
+      if (newer) {
+        throw conflict(`This question was saved from another tab or window at ${utcText(newer.save_time)}, after this page loaded its code. Nothing was saved here: choose which version to keep.`, { code: 'stale_version' });
+      }
+    }
     if (!why.start_time) throw conflict('This event is not scheduled for your section; nothing was saved.', { code: 'event_closed' });
     if (now < why.start_time) throw conflict(`This event has not started yet (it opens at ${utcText(why.start_time)}); nothing was saved.`, { code: 'event_not_started' });
     throw conflict(`The event closed at ${utcText(why.stop_time)}. This ${trigger === 'submit' ? 'submission' : 'save'} was not stored; your last saved version is kept.`, { code: 'event_closed' });
   }
 
-  return { open, save };
+  async function status({ userId, assignmentId }) {
+    const id = Number.parseInt(assignmentId, 10);
+    if (!/^[1-9]\d{0,9}$/.test(String(assignmentId)) || id > 4294967295) throw notFound('No such assignment.');
+    const a = (await db.query(STATUS_SQL, [id, userId]))[0];
+    if (!a) throw notFound('No such assignment.');
+    const now = new Date(a.now_utc);
+    const event = a.kind === 'event';
+    let state = 'open';
+    if (event && (!a.start_time || now >= a.stop_time)) state = 'closed';
+    else if (event && now < a.start_time) state = 'not_started';
+    return {
+      state,
+      deadline: event && a.stop_time ? a.stop_time.toISOString() : null,
+      server_now: now.toISOString(),
+      submitted_at: a.submitted_at ? a.submitted_at.toISOString() : null,
+      submitted_automatically: !!a.submitted_automatically,
+      timing_version: a.timing_version === null ? 0 : Number(a.timing_version),
+      latest_code_id: a.latest_code_id === null ? null : Number(a.latest_code_id),
+    };
+  }
+
+  return { open, save, status };
 }
 
 module.exports = { createEditorService, positiveId };

@@ -9,10 +9,19 @@ const TYPE = { lab: 'Lab', quiz: 'Quiz', exam: 'Exam' };
 
 function breadcrumb(a) {
   if (a.kind === 'event') {
-    return html`<a href="/home">Home</a><span class="sep">/</span><span>${a.eventTitle}</span><span class="sep">/</span><strong>Q${a.position}. ${a.title}</strong>`;
+    return html`<a href="/home">Home</a><span class="sep">/</span><a href="/exam/${a.eventId}">${a.eventTitle}</a><span class="sep">/</span><strong>Q${a.position}. ${a.title}</strong>`;
   }
   if (a.kind === 'practice') return html`<a href="/practice">Practice</a><span class="sep">/</span><strong>${a.title}</strong>`;
   return html`<a href="/scratchpad">Scratchpad</a><span class="sep">/</span><strong>${a.title}</strong>`;
+}
+
+// Q1 Q2 ... of the same event, the current one marked, submitted ones ticked.
+function questionSwitcher(a) {
+  if (a.questions.length < 2) return '';
+  return html`<nav class="qswitch" aria-label="Questions of this event">
+    ${a.questions.map((q) => html`<a href="/editor/${q.id}" class="${q.id === a.id ? 'current' : ''}${q.submitted ? ' done' : ''}"${q.id === a.id ? html` aria-current="page"` : ''} title="${q.submitted ? 'submitted' : 'not submitted'}">Q${q.position}${q.submitted ? html`<span class="sr-only"> (submitted)</span><span aria-hidden="true"> ✓</span>` : ''}</a>`)}
+    <a href="/exam/${a.eventId}" class="qswitch-summary">Summary</a>
+  </nav>`;
 }
 
 function editorPage(req, a) {
@@ -20,7 +29,8 @@ function editorPage(req, a) {
   const canEvaluate = a.kind !== 'scratch';
   const canSubmit = a.kind === 'event';
   const data = {
-    assignmentId: a.id, kind: a.kind, env: a.env, code: a.code,
+    assignmentId: a.id, kind: a.kind, env: a.env, code: a.code, eventId: a.eventId,
+    timingVersion: a.timingVersion, gradedBasis: a.gradedBasis, latestCodeId: a.latestCodeId, changedSinceSubmit: a.changedSinceSubmit,
     savedAt: a.savedAt ? iso(a.savedAt) : null, submittedAt: a.submittedAt ? iso(a.submittedAt) : null,
     deadline: a.stop ? iso(a.stop) : null, serverNow: iso(a.now), closed,
     canEvaluate, canSubmit, maxCodeBytes: req.app.locals.maxCodeBytes,
@@ -31,13 +41,17 @@ function editorPage(req, a) {
     active: a.kind === 'event' ? '/home' : (a.kind === 'practice' ? '/practice' : '/scratchpad'),
     wide: true,
     bodyClass: 'editorbody',
+    skipTo: '#editor',
+    skipLabel: 'Skip to the code editor',
     scripts: [asset('editor.js')],
     body: html`<div class="ed" id="ed" data-kind="${a.kind}">
   <div class="ed-head">
     <nav class="crumbs" aria-label="Breadcrumb">${breadcrumb(a)}</nav>
+    ${a.kind === 'event' ? questionSwitcher(a) : ''}
     <div class="ed-status">
       ${a.kind === 'event' ? html`<span class="tag tag-${a.eventType}">${TYPE[a.eventType] || a.eventType}</span>` : ''}
-      <span id="submit-state" class="pill ${a.submittedAt ? 'ok' : ''}">${a.submittedAt ? html`Submitted ${time(a.submittedAt)}` : (canSubmit ? 'Not submitted' : '')}</span>
+      <span id="submit-state" class="pill ${a.submittedAt ? 'ok' : ''}">${a.submittedAt ? html`${a.submittedAutomatically ? 'Submitted automatically' : 'Submitted'} ${time(a.submittedAt)}` : (canSubmit ? 'Not submitted' : '')}</span>
+      ${canSubmit ? html`<span id="changed-since-submit" class="pill warn"${a.changedSinceSubmit ? '' : html` hidden`}>Changed since submit</span>` : ''}
       <span id="save-state" class="savestate" aria-live="polite">${a.savedAt ? html`Saved ${time(a.savedAt)}` : 'Not saved yet'}</span>
       ${a.stop ? html`<span class="countdown ${closed ? 'over' : ''}" id="countdown" data-deadline="${iso(a.stop)}" title="Closes ${iso(a.stop)}"><span class="label">${closed ? 'Closed' : 'Time left'}</span> <strong>--:--</strong></span>` : ''}
     </div>
@@ -63,7 +77,8 @@ function editorPage(req, a) {
         <span class="spacer"></span>
         ${canSubmit ? html`<button type="button" class="btn primary" id="btn-submit">Submit</button>` : ''}
       </div>
-      <div class="ed-code" id="editor" aria-label="Code editor"></div>
+      <div class="ed-code" id="editor"></div>
+      <p class="ed-keys muted small" id="editor-keys">Tab indents (4 spaces). To leave the code editor with the keyboard, press Esc, then Tab. Ctrl+S saves, Ctrl+B compiles, Ctrl+Enter runs.</p>
       <div class="ed-console">
         <div class="tabs" role="tablist">
           <button type="button" role="tab" class="tab active" data-tab="messages" id="tab-messages" aria-selected="true">Compiler</button>

@@ -6,13 +6,13 @@ const { toId } = require('../staff/form');
 const ui = require('../staff/ui');
 const v = require('./views');
 
-module.exports = function eventsRoutes({ events }) {
+module.exports = function eventsRoutes({ events, exam }) {
   const r = express.Router();
   const eid = (req) => { const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such event.'); return id; };
 
   async function show(req, res, id, extra = {}, status = 200) {
-    const [d, options] = await Promise.all([events.detail(id), events.formOptions()]);
-    ui.send(res, v.eventPage(req, { d, options, ...extra }), status);
+    const [d, options, grading] = await Promise.all([events.detail(id), events.formOptions(), exam.gradingState(id)]);
+    ui.send(res, v.eventPage(req, { d, options, grading, ...extra }), status);
   }
 
   // POST → service → redirect with a message; a 400 shows the form again with
@@ -65,6 +65,9 @@ module.exports = function eventsRoutes({ events }) {
     message: (o) => (o.first ? `Published: ${o.created} assignments created.` : `Published again: ${o.created} new assignments (${o.total} in all); nothing duplicated.`),
   });
   action('/:id/unpublish', (id) => events.unpublish(id), { message: (o) => `Unpublished: ${o.deleted} assignments deleted.` });
+  action('/:id/end-section', (id, req) => events.endSection(id, req.body), {
+    form: 'extendSection', message: (o) => `Section ${o.section}'s time has ended: open editors close within seconds.`,
+  });
   action('/:id/extend-student', (id, req) => events.extendStudent(id, req.body), {
     form: 'extendStudent', message: (o) => `${o.username} has ${o.minutes} more minutes.`,
   });
@@ -74,6 +77,12 @@ module.exports = function eventsRoutes({ events }) {
   action('/:id/practice', (id) => events.toPractice(id), {
     message: (o) => `${o.problems} problem(s) are now practice problems; ${o.revealed} hidden test case(s) made visible.`,
   });
+
+  action('/:id/grading', (id, req) => exam.setBasis(id, req.body), {
+    form: 'grading', message: (o) => (o.basis === 'submission' ? 'Graded: the last submission (the last save at the deadline when none).' : 'Graded: the last save at the deadline.'),
+  });
+  action('/:id/release', (id) => exam.release(id, true), { message: () => 'Marks released: students now see their scores, marks and feedback.' });
+  action('/:id/withdraw', (id) => exam.release(id, false), { message: () => 'Marks withdrawn: students no longer see them.' });
 
   r.post('/:id/delete', async (req, res) => {
     const id = eid(req);

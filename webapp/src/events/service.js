@@ -191,6 +191,13 @@ function createEventsService({ db }) {
         (SELECT COUNT(*) FROM slots WHERE event_id = ?) AS slots`, [eventId, eventId]);
       if (!questions) throw conflict('Add at least one question before publishing.');
       if (!slots) throw conflict('Schedule at least one section before publishing.');
+      // The clock starts at publication: a schedule already running when the event is first
+      // published starts now and keeps its duration (students lose no time). One that has
+      // already ended is left alone (publishing a past event for the record).
+      if (!ev[0].published_at) {
+        await tx.query(`UPDATE schedules SET stop_time = stop_time + INTERVAL TIMESTAMPDIFF(MICROSECOND, start_time, UTC_TIMESTAMP(3)) MICROSECOND,
+            start_time = UTC_TIMESTAMP(3) WHERE event_id = ? AND start_time < UTC_TIMESTAMP(3) AND stop_time > UTC_TIMESTAMP(3)`, [eventId]);
+      }
       // published first: each inserted assignment then enters home_view by its own trigger
       await tx.query('UPDATE events SET published_at = UTC_TIMESTAMP(3) WHERE id = ? AND published_at IS NULL', [eventId]);
       const r = await tx.query(PUBLISH_SQL, [eventId]);
@@ -230,11 +237,10 @@ function createEventsService({ db }) {
     return { username, minutes };
   }
 
-  async function extendSection(eventId, body) {
-    const f = new Form(body);
-    const sectionId = f.int('section_id', { label: 'Section', required: true, min: 1 });
-    const minutes = f.int('minutes', { label: 'Minutes', required: true, min: 1, max: 24 * 60 });
-    f.check();
+  // Moves one section's stop time (stopSql: an expression of the schedule's
+  // start_time/stop_time). A schedule shared with other sections is copied first,
+  // so that only this section moves.
+  async function moveSectionStop(eventId, sectionId, f, stopSql, params) {
     return withTx(db, async (tx) => {
       const rows = await tx.query(`SELECT sl.id AS slot_id, sl.schedule_id, s.start_time, s.stop_time, sec.code,
           (SELECT COUNT(*) FROM slots x WHERE x.schedule_id = sl.schedule_id) AS shared
@@ -242,16 +248,32 @@ function createEventsService({ db }) {
         WHERE sl.event_id = ? AND sl.section_id = ? FOR UPDATE`, [eventId, sectionId]);
       const sl = rows[0];
       if (!sl) throw fieldError('section_id', 'This section is not scheduled for the event.', f.values);
-      if (sl.shared === 1) {
-        await tx.query('UPDATE schedules SET stop_time = stop_time + INTERVAL ? MINUTE WHERE id = ?', [minutes, sl.schedule_id]);
-      } else {
-        // the schedule is shared with other sections: this section gets its own copy
-        const ns = await tx.query('INSERT INTO schedules (event_id, start_time, stop_time) VALUES (?, ?, ? + INTERVAL ? MINUTE)',
-          [eventId, sl.start_time, sl.stop_time, minutes]);
+      let scheduleId = sl.schedule_id;
+      if (sl.shared !== 1) {
+        const ns = await tx.query('INSERT INTO schedules (event_id, start_time, stop_time) VALUES (?, ?, ?)', [eventId, sl.start_time, sl.stop_time]);
         await tx.query('UPDATE slots SET schedule_id = ? WHERE id = ?', [ns.insertId, sl.slot_id]);
+        scheduleId = ns.insertId;
       }
-      return { section: sl.code, minutes };
+      await tx.query(`UPDATE schedules SET stop_time = ${stopSql} WHERE id = ?`, [...params, scheduleId]);
+      return { section: sl.code };
     });
+  }
+
+  async function extendSection(eventId, body) {
+    const f = new Form(body);
+    const sectionId = f.int('section_id', { label: 'Section', required: true, min: 1 });
+    const minutes = f.int('minutes', { label: 'Minutes', required: true, min: 1, max: 24 * 60 });
+    f.check();
+    const out = await moveSectionStop(eventId, sectionId, f, 'stop_time + INTERVAL ? MINUTE', [minutes]);
+    return { ...out, minutes };
+  }
+
+  // Ends a section's time now (a closure: open editors learn of it and close).
+  async function endSection(eventId, body) {
+    const f = new Form(body);
+    const sectionId = f.int('section_id', { label: 'Section', required: true, min: 1 });
+    f.check();
+    return moveSectionStop(eventId, sectionId, f, 'GREATEST(start_time + INTERVAL 1 SECOND, LEAST(stop_time, UTC_TIMESTAMP(3)))', []);
   }
 
   // A finished event's problems become practice problems with every test case
@@ -311,7 +333,7 @@ function createEventsService({ db }) {
 
   async function formOptions() {
     const [problems, sections] = await Promise.all([
-      db.query('SELECT id, title, category FROM problems ORDER BY category, title'),
+      db.query('SELECT id, title, category FROM problems WHERE archived_at IS NULL ORDER BY category, title'),
       db.query("SELECT s.id, s.code, s.name, (SELECT COUNT(*) FROM users u WHERE u.section_id = s.id AND u.role = 'student' AND u.active = 1) AS students FROM sections s ORDER BY s.code"),
     ]);
     return { problems, sections };
@@ -319,7 +341,7 @@ function createEventsService({ db }) {
 
   return {
     list, get, detail, create, update, remove, addQuestion, deleteQuestion, addSchedule, deleteSchedule,
-    publish, unpublish, extendStudent, extendSection, toPractice, results, formOptions, TYPES,
+    publish, unpublish, extendStudent, extendSection, endSection, toPractice, results, formOptions, TYPES,
   };
 }
 

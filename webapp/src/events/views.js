@@ -49,7 +49,28 @@ ${ui.formError(form)}
   });
 }
 
-function eventPage(req, { d, options, forms = {}, flash, error }) {
+const BASIS_OPTIONS = [
+  { value: 'submission', label: 'The last submission (the last save at the deadline if none: submitted automatically)' },
+  { value: 'last_save', label: 'The last save at the deadline, submitted or not' },
+];
+
+// What is graded, the automatic grader's progress, and the release of marks.
+function gradingCard(req, e, g, form) {
+  const f = form || { values: { graded_basis: g.graded_basis } };
+  return html`<div class="card" id="grading">
+  <h2>Grading</h2>
+  <form method="post" action="/events/${e.id}/grading" class="inline-form">${ui.csrf(req)}
+    ${ui.select(f, 'graded_basis', 'What is graded', BASIS_OPTIONS, { def: 'submission' })}
+    <div class="formactions"><button class="btn small" type="submit" id="save-basis">Save</button></div>
+  </form>
+  <p class="muted small" id="auto-progress">Automatic scores: ${g.auto_graded} of ${g.assignments} assignments evaluated (${g.final} final)${g.waiting ? html`, ${g.waiting} waiting for the engine` : ''}. The engine evaluates exactly the graded code against every test case at submission and at the deadline.</p>
+  <p id="release-state">${g.grades_released_at
+    ? html`<span class="pill ok">released</span> ${time(g.grades_released_at)}: students see their scores, marks and feedback. ${ui.actionForm(req, `/events/${e.id}/withdraw`, 'Withdraw', { id: 'withdraw-grades' })}`
+    : html`<span class="pill">not released</span> students do not see scores or marks yet. ${ui.actionForm(req, `/events/${e.id}/release`, 'Release marks', { cls: 'btn small primary', id: 'release-grades', confirm: 'Release the marks of this event? Every student sees their automatic score, marks and feedback.' })}`}</p>
+</div>`;
+}
+
+function eventPage(req, { d, options, grading, forms = {}, flash, error }) {
   const { event: e, questions, schedules, counts } = d;
   const now = e.now;
   const first = schedules.length ? schedules.reduce((m, s) => (s.start_time < m ? s.start_time : m), schedules[0].start_time) : null;
@@ -75,6 +96,8 @@ ${head(html`${e.title} <span class="tag tag-${e.type}">${e.type}</span>`,
 ${ui.flash('ok', flash)}
 ${error ? ui.flash('error', error) : ''}
 ${e.published_at && started && !ended ? html`<p class="section-note muted small">The event is running: it cannot be unpublished any more. Extend time below if needed.</p>` : ''}
+
+${grading ? gradingCard(req, e, grading, forms.grading) : ''}
 
 <div class="card" id="questions">
   <h2>Questions</h2>
@@ -124,7 +147,7 @@ ${e.published_at && started && !ended ? html`<p class="section-note muted small"
 </div>
 
 ${e.published_at ? html`<div class="card" id="extend">
-  <h2>Extend time</h2>
+  <h2>Extend or end time</h2>
   <div class="grid2">
     <form method="post" action="/events/${e.id}/extend-section" novalidate>
       ${ui.csrf(req)}
@@ -133,7 +156,8 @@ ${e.published_at ? html`<div class="card" id="extend">
         ${ui.select(forms.extendSection || {}, 'section_id', 'Section', slotted.map((s) => ({ value: s.id, label: s.code })))}
         ${ui.input(forms.extendSection || {}, 'minutes', 'Minutes to add', { type: 'number', def: '10', attrs: { min: 1 } })}
       </div>
-      <div class="formactions"><button class="btn" type="submit" id="extend-section">Extend section</button></div>
+      <div class="formactions"><button class="btn" type="submit" id="extend-section">Extend section</button>
+        <button class="btn danger" type="submit" id="end-section" formaction="/events/${e.id}/end-section" data-confirm="End this section's time now? Open editors close; the last saves are graded.">End now</button></div>
     </form>
     <form method="post" action="/events/${e.id}/extend-student" novalidate>
       ${ui.csrf(req)}

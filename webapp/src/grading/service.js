@@ -39,8 +39,10 @@ function createGradingService({ db }) {
     const ev = await db.query('SELECT id, title, type, published_at FROM events WHERE id = ?', [eventId]);
     if (!ev[0]) throw notFound('No such event.');
     const rows = await db.query(`SELECT a.id AS assignment_id, u.username, u.name, sec.code AS section, q.position, p.title AS problem_title,
-        sb.submitted_at, a.score, q.max_marks, g.marks, gt.ta_id, ta.username AS ta_username,
-        (SELECT COUNT(*) FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open') AS open_regrades
+        sb.submitted_at, sb.automatic AS submitted_automatically, a.score, q.max_marks, g.marks, gt.ta_id, ta.username AS ta_username,
+        (SELECT COUNT(*) FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open') AS open_regrades,
+        (SELECT COUNT(*) FROM code c JOIN assignment_window w ON w.assignment_id = c.assignment_id
+          WHERE c.assignment_id = a.id AND c.save_time >= w.deadline) AS late_versions
       FROM assignments a JOIN users u ON u.id = a.user_id LEFT JOIN sections sec ON sec.id = u.section_id
       JOIN event_questions q ON q.id = a.question_id JOIN problems p ON p.id = a.problem_id
       LEFT JOIN submissions sb ON sb.assignment_id = a.id LEFT JOIN grades g ON g.assignment_id = a.id
@@ -91,25 +93,30 @@ function createGradingService({ db }) {
   async function assignment(aid) {
     const rows = await db.query(`SELECT a.id AS assignment_id, a.user_id, a.score, a.extra_minutes, u.username, u.name, sec.code AS section,
         e.id AS event_id, e.title AS event_title, q.position, q.max_marks, p.id AS problem_id, p.title AS problem_title, p.statement_md,
-        sb.submitted_at, sc.code AS submitted_code, g.marks, g.feedback, g.graded_at, gr.username AS grader, gt.ta_id, ta.username AS ta_username,
-        (SELECT c.code FROM code c WHERE c.assignment_id = a.id ORDER BY c.save_time DESC, c.id DESC LIMIT 1) AS latest_code
+        sb.submitted_at, sb.automatic AS submitted_automatically, g.marks, g.feedback, g.graded_at, gr.username AS grader, gt.ta_id, ta.username AS ta_username,
+        gcv.code_id AS graded_code_id, gcv.source AS graded_source, gcv.deadline, gcv.late_versions, gc.code AS graded_code, gc.save_time AS graded_save_time,
+        ag.code_id AS auto_code_id, ag.final AS auto_final, ag.verdict AS auto_verdict, ag.passed AS auto_passed, ag.total AS auto_total,
+        ag.compiled AS auto_compiled, ag.cases AS auto_cases, ag.graded_at AS auto_graded_at
       FROM assignments a JOIN users u ON u.id = a.user_id LEFT JOIN sections sec ON sec.id = u.section_id
+      LEFT JOIN graded_code gcv ON gcv.assignment_id = a.id LEFT JOIN code gc ON gc.id = gcv.code_id
+      LEFT JOIN auto_grades ag ON ag.assignment_id = a.id
       JOIN events e ON e.id = a.event_id JOIN event_questions q ON q.id = a.question_id JOIN problems p ON p.id = a.problem_id
-      LEFT JOIN submissions sb ON sb.assignment_id = a.id LEFT JOIN code sc ON sc.id = sb.code_id
+      LEFT JOIN submissions sb ON sb.assignment_id = a.id
       LEFT JOIN grades g ON g.assignment_id = a.id LEFT JOIN users gr ON gr.id = g.grader_id
       LEFT JOIN grading_tasks gt ON gt.assignment_id = a.id LEFT JOIN users ta ON ta.id = gt.ta_id
       WHERE a.id = ? AND a.kind = 'event'`, [aid]);
     if (!rows[0]) throw notFound('No such assignment.');
     const a = rows[0];
-    const [evals, regrades] = await Promise.all([
-      db.query(`SELECT ev.verdict, ev.passed, ev.time_ms, t.position, t.visibility, t.weight, ev.created_at
-        FROM evaluations ev JOIN test_cases t ON t.id = ev.test_case_id
-        WHERE ev.run_id = (SELECT e2.run_id FROM evaluations e2 WHERE e2.assignment_id = ? ORDER BY e2.created_at DESC, e2.id DESC LIMIT 1)
-        ORDER BY t.position`, [aid]),
+    let cases = [];
+    try { cases = a.auto_cases ? JSON.parse(a.auto_cases) : []; } catch { /* stored by the grader: always JSON */ }
+    const [late, regrades] = await Promise.all([
+      // versions stored at or after the deadline: kept, shown as late, never graded
+      db.query(`SELECT c.id, c.save_trigger, c.save_time, c.code FROM code c JOIN assignment_window w ON w.assignment_id = c.assignment_id
+        WHERE c.assignment_id = ? AND c.save_time >= w.deadline ORDER BY c.save_time DESC, c.id DESC LIMIT 20`, [aid]),
       db.query(`SELECT r.id, r.reason, r.status, r.response, r.created_at, r.resolved_at, ru.username AS resolved_by
         FROM regrade_requests r LEFT JOIN users ru ON ru.id = r.resolved_by WHERE r.assignment_id = ? ORDER BY r.id DESC`, [aid]),
     ]);
-    return { ...a, evals, regrades };
+    return { ...a, cases, late, regrades };
   }
 
   function mayGrade(actor, a) {
@@ -146,10 +153,14 @@ function createGradingService({ db }) {
 
   // ---- regrades ---------------------------------------------------------------
   async function myMarks(userId) {
-    return db.query(`SELECT cv.assignment_id, cv.title, cv.event_title, cv.event_id, cv.submitted_at, cv.score, cv.marks, cv.feedback, q.max_marks, q.position,
+    // scores, marks and feedback only once the event's marks are released
+    return db.query(`SELECT cv.assignment_id, cv.title, cv.event_title, cv.event_id, cv.submitted_at, e.grades_released_at,
+        IF(e.grades_released_at IS NULL, NULL, cv.score) AS score, IF(e.grades_released_at IS NULL, NULL, cv.marks) AS marks,
+        IF(e.grades_released_at IS NULL, NULL, cv.feedback) AS feedback, q.max_marks, q.position, sb.automatic AS submitted_automatically,
         (SELECT r.status FROM regrade_requests r WHERE r.assignment_id = cv.assignment_id ORDER BY r.id DESC LIMIT 1) AS regrade_status,
         (SELECT r.response FROM regrade_requests r WHERE r.assignment_id = cv.assignment_id ORDER BY r.id DESC LIMIT 1) AS regrade_response
       FROM codebook_view cv JOIN assignments a ON a.id = cv.assignment_id LEFT JOIN event_questions q ON q.id = a.question_id
+      JOIN events e ON e.id = cv.event_id LEFT JOIN submissions sb ON sb.assignment_id = cv.assignment_id
       WHERE cv.user_id = ? AND cv.kind = 'event' AND (cv.marks IS NOT NULL OR cv.submitted_at IS NOT NULL)
       ORDER BY cv.event_id DESC, q.position LIMIT 500`, [userId]);
   }
@@ -161,12 +172,14 @@ function createGradingService({ db }) {
     // authorise and write in one statement: own, graded, no open request
     const r = await db.query(`INSERT INTO regrade_requests (assignment_id, reason, response)
       SELECT a.id, ?, '' FROM assignments a JOIN grades g ON g.assignment_id = a.id
+      JOIN events e ON e.id = a.event_id AND e.grades_released_at IS NOT NULL
        WHERE a.id = ? AND a.user_id = ? AND a.kind = 'event'
          AND NOT EXISTS (SELECT 1 FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open')`, [reason, aid, userId]);
     if (r.affectedRows) return r.insertId;
-    const own = await db.query('SELECT a.id, g.assignment_id AS graded FROM assignments a LEFT JOIN grades g ON g.assignment_id = a.id WHERE a.id = ? AND a.user_id = ?', [aid, userId]);
+    const own = await db.query(`SELECT a.id, g.assignment_id AS graded, e.grades_released_at AS released FROM assignments a
+      LEFT JOIN grades g ON g.assignment_id = a.id LEFT JOIN events e ON e.id = a.event_id WHERE a.id = ? AND a.user_id = ?`, [aid, userId]);
     if (!own[0]) throw notFound('No such assignment of yours.');
-    if (!own[0].graded) throw conflict('This question has not been graded yet: a regrade can be asked once it has marks.');
+    if (!own[0].graded || !own[0].released) throw conflict('This question has not been graded yet: a regrade can be asked once it has marks.');
     throw conflict('You already have an open regrade request for this question.');
   }
 

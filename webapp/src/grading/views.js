@@ -60,7 +60,7 @@ ${manager ? html`<form method="post" action="/grading/events/${e.id}/distribute"
 <div class="card tablewrap">
 ${rows.length ? html`<table class="list compact" id="submissions"><thead><tr><th>Student</th><th>Section</th><th>Question</th><th>Submitted</th><th class="num">Auto score</th><th class="num">Marks</th><th>TA</th><th></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr data-assignment-id="${r.assignment_id}" data-username="${r.username}"><td>${r.username}</td><td>${r.section || ''}</td><td>Q${r.position} ${r.problem_title}</td>
-<td class="small">${r.submitted_at ? time(r.submitted_at) : html`<span class="muted">not submitted</span>`}</td><td class="num">${marks(r.score)}</td>
+<td class="small">${r.submitted_at ? html`${time(r.submitted_at)}${r.submitted_automatically ? html` <span class="pill info" title="submitted automatically at the deadline">auto</span>` : ''}` : html`<span class="muted">not submitted</span>`}${r.late_versions ? html` <span class="pill bad late" title="versions stored after the deadline: kept, not graded">late work</span>` : ''}</td><td class="num">${marks(r.score)}</td>
 <td class="num">${r.marks !== null ? html`${marks(r.marks)} / ${marks(r.max_marks)}` : ''}${r.open_regrades ? html` <span class="pill bad">regrade</span>` : ''}</td>
 <td>${manager ? html`<form method="post" action="/grading/assign" class="inline taform">${ui.csrf(req)}<input type="hidden" name="assignment_id" value="${r.assignment_id}">
   <select name="ta_id" aria-label="TA for ${r.username} Q${r.position}"><option value="">— none —</option>${tas.map((t) => html`<option value="${t.id}"${t.id === r.ta_id ? html` selected` : ''}>${t.username}</option>`)}</select>
@@ -73,7 +73,7 @@ ${rows.length ? html`<table class="list compact" id="submissions"><thead><tr><th
 
 function gradePage(req, { a, form = {}, flash, mayGrade }) {
   const f = form.values ? form : { values: { marks: a.marks !== null ? String(Number(a.marks)) : '', feedback: a.feedback || '' } };
-  const code = a.submitted_code !== null ? a.submitted_code : a.latest_code;
+  const SOURCE = { submission: 'the last submission', deadline: 'the last save before the deadline' };
   return ui.page(req, {
     title: `Grade ${a.username} Q${a.position}`,
     active: '/grading',
@@ -82,12 +82,17 @@ ${head(html`${a.username} · Q${a.position} ${a.problem_title}`, html`${a.name} 
 ${ui.flash('ok', flash)}
 <div class="cols">
 <div>
-  <div class="card"><h2>${a.submitted_code !== null ? 'Submitted code' : (a.latest_code !== null ? 'Latest saved code (not submitted)' : 'No code')}</h2>
-  ${code !== null ? html`<pre class="code" id="graded-code">${code}</pre>` : html`<p class="empty">The student saved no code.</p>`}</div>
-  <div class="card"><h2>Latest evaluation</h2>
-  ${a.evals.length ? html`<table class="list compact"><thead><tr><th>#</th><th>Visibility</th><th>Verdict</th><th class="num">Weight</th><th class="num">Time</th></tr></thead>
-  <tbody>${a.evals.map((x) => html`<tr><td>${x.position}</td><td>${x.visibility}</td><td class="${x.passed ? 'verdict-ok' : 'verdict-bad'}">${VERDICT[x.verdict] || x.verdict}</td><td class="num">${x.weight}</td><td class="num">${x.time_ms} ms</td></tr>`)}</tbody></table>
-  <p class="muted small">Run ${time(a.evals[0].created_at)}.</p>` : html`<p class="muted">Not evaluated.</p>`}</div>
+  <div class="card" id="graded"><h2>Graded code</h2>
+  ${a.graded_code_id ? html`<p class="muted small" id="graded-source">What is graded: ${SOURCE[a.graded_source] || a.graded_source}, stored ${time(a.graded_save_time)}${a.submitted_automatically ? ' (submitted automatically at the deadline)' : ''} · deadline ${time(a.deadline)}</p>
+  <pre class="code" id="graded-code">${a.graded_code}</pre>` : html`<p class="empty">The student stored no code before the deadline.</p>`}</div>
+  <div class="card" id="auto-grade"><h2>Automatic evaluation of the graded code</h2>
+  ${a.auto_code_id && Number(a.auto_code_id) === Number(a.graded_code_id) ? html`<p><strong id="auto-score">${marks(a.score)} / ${marks(a.max_marks)}</strong> · ${a.auto_passed} of ${a.auto_total} tests passed${a.auto_compiled ? '' : ' · did not compile'} · ${a.auto_final ? 'final' : 'provisional (before the deadline)'}</p>
+  ${a.cases.length ? html`<table class="list compact"><thead><tr><th>#</th><th>Visibility</th><th>Verdict</th><th class="num">Time</th></tr></thead>
+  <tbody>${a.cases.map((x) => html`<tr><td>${x.position}</td><td>${x.visibility}</td><td class="${x.passed ? 'verdict-ok' : 'verdict-bad'}">${VERDICT[x.verdict] || x.verdict || (x.passed ? 'Accepted' : 'Not passed')}</td><td class="num">${x.time_ms !== undefined ? html`${x.time_ms} ms` : ''}</td></tr>`)}</tbody></table>` : ''}
+  <p class="muted small">Evaluated ${time(a.auto_graded_at)}.</p>` : html`<p class="muted" id="auto-pending">${a.graded_code_id ? 'Waiting for the automatic grader.' : 'Nothing to evaluate.'}</p>`}</div>
+  ${a.late.length ? html`<div class="card" id="late-work"><h2>Late work <span class="pill bad">late</span></h2>
+  <p class="muted small">${a.late_versions} version(s) stored at or after the deadline: kept, not graded.</p>
+  ${a.late.map((c) => html`<details><summary>${c.save_trigger} ${time(c.save_time)}</summary><pre class="code">${c.code}</pre></details>`)}</div>` : ''}
   <details class="card"><summary><strong>Problem statement</strong></summary><div class="statement">${renderMarkdown(a.statement_md)}</div></details>
 </div>
 <div>
@@ -143,8 +148,8 @@ function myMarksPage(req, { rows, forms = {}, flash, error }) {
     body: html`${head('My marks', 'Marks and feedback of your submitted questions. If you believe a mark is wrong, ask for a regrade and say why.')}
 ${ui.flash('ok', flash)}${error ? ui.flash('error', error) : ''}
 ${rows.length ? rows.map((r) => html`<div class="card" id="m-${r.assignment_id}" data-assignment-id="${r.assignment_id}">
-  <div class="pagehead"><div><h3>${r.title} <span class="muted">· ${r.event_title}</span></h3><p class="muted small">${r.submitted_at ? html`submitted ${time(r.submitted_at)}` : 'not submitted'} · automatic score ${r.score !== null ? marks(r.score) : '—'}</p></div>
-  <div class="actions">${r.marks !== null ? html`<span class="pill info marks">Marks ${marks(r.marks)} / ${marks(r.max_marks)}</span>` : html`<span class="pill">not graded yet</span>`}</div></div>
+  <div class="pagehead"><div><h3>${r.title} <span class="muted">· ${r.event_title}</span></h3><p class="muted small">${r.submitted_at ? html`${r.submitted_automatically ? 'submitted automatically at the deadline' : 'submitted'} ${time(r.submitted_at)}` : 'not submitted'}${r.grades_released_at ? html` · automatic score <span class="auto-score">${r.score !== null ? marks(r.score) : '—'}</span>` : ''}</p></div>
+  <div class="actions">${!r.grades_released_at ? html`<span class="pill not-released">marks not released yet</span>` : (r.marks !== null ? html`<span class="pill info marks">Marks ${marks(r.marks)} / ${marks(r.max_marks)}</span>` : html`<span class="pill">not graded yet</span>`)}</div></div>
   ${r.feedback ? html`<p class="feedback"><strong>Feedback:</strong> ${r.feedback}</p>` : ''}
   ${r.regrade_status ? html`<p class="small">Regrade request: <span class="pill ${r.regrade_status === 'open' ? '' : (r.regrade_status === 'accepted' ? 'ok' : 'bad')}">${r.regrade_status}</span> ${r.regrade_response ? html`— ${r.regrade_response}` : ''}</p>` : ''}
   ${r.marks !== null && r.regrade_status !== 'open' ? html`<details class="addbox"${forms[r.assignment_id] ? html` open` : ''}><summary>Ask for a regrade</summary>

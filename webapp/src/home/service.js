@@ -7,12 +7,13 @@ function createHomeService({ db }) {
   async function forUser(session) {
     const [rows, notes] = await Promise.all([
       db.query(
-        `SELECT assignment_id, event_id, event_title, event_type, question_id, position,
-                problem_id, problem_title, max_marks, start_time, stop_time, submitted_at, score,
-                start_time <= UTC_TIMESTAMP(3) AS ongoing, UTC_TIMESTAMP(3) AS now_utc
-           FROM home_view
-          WHERE user_id = ? AND stop_time > UTC_TIMESTAMP(3)
-          ORDER BY start_time, event_id, position`,
+        `SELECT hv.assignment_id, hv.event_id, hv.event_title, hv.event_type, hv.question_id, hv.position,
+                hv.problem_id, hv.problem_title, hv.max_marks, hv.start_time, hv.stop_time, hv.submitted_at,
+                e.description, hv.start_time <= UTC_TIMESTAMP(3) AS ongoing, UTC_TIMESTAMP(3) AS now_utc
+           FROM home_view hv
+           JOIN events e ON e.id = hv.event_id
+          WHERE hv.user_id = ? AND hv.stop_time > UTC_TIMESTAMP(3)
+          ORDER BY hv.start_time, hv.event_id, hv.position`,
         [session.uid],
       ),
       db.query(
@@ -29,7 +30,7 @@ function createHomeService({ db }) {
       let ev = events.get(r.event_id);
       if (!ev) {
         ev = {
-          id: r.event_id, title: r.event_title, type: r.event_type, start: r.start_time, stop: r.stop_time,
+          id: r.event_id, title: r.event_title, type: r.event_type, description: r.description, start: r.start_time, stop: r.stop_time,
           ongoing: !!r.ongoing, assignments: [],
         };
         events.set(r.event_id, ev);
@@ -38,7 +39,7 @@ function createHomeService({ db }) {
       if (r.stop_time > ev.stop) ev.stop = r.stop_time;
       ev.assignments.push({
         id: r.assignment_id, position: r.position, title: r.problem_title, maxMarks: r.max_marks,
-        submittedAt: r.submitted_at, score: r.score, stop: r.stop_time,
+        submittedAt: r.submitted_at, stop: r.stop_time,
       });
     }
     const all = [...events.values()];

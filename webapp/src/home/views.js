@@ -11,14 +11,15 @@ function eventCard(ev, now, ongoing) {
   <header class="event-head">
     <div>
       <span class="tag tag-${ev.type}">${TYPE[ev.type] || ev.type}</span>
-      <h3>${ev.title}</h3>
+      <h3><a href="/exam/${ev.id}">${ev.title}</a></h3>
       <p class="muted small">${ongoing ? html`Closes ${time(ev.stop)}` : html`Opens ${time(ev.start)} · closes ${time(ev.stop)}`}</p>
     </div>
     ${ongoing
       ? html`<div class="timeleft" data-countdown="${iso(ev.stop)}" data-now="${iso(now)}"><span class="label">Time left</span><strong>${duration(ev.stop - now)}</strong></div>`
       : html`<div class="timeleft muted"><span class="label">Starts in</span><strong>${duration(ev.start - now)}</strong></div>`}
   </header>
-  ${ongoing ? html`<table class="list">
+  ${ev.description ? html`<p class="event-desc">${ev.description}</p>` : ''}
+  ${ongoing ? html`<div class="tablewrap"><table class="list">
     <thead><tr><th>#</th><th>Question</th><th class="num">Marks</th><th>Status</th><th></th></tr></thead>
     <tbody>
     ${ev.assignments.map((a) => html`<tr data-assignment-id="${a.id}">
@@ -31,7 +32,7 @@ function eventCard(ev, now, ongoing) {
       <td class="right"><a class="btn small ${a.submittedAt ? '' : 'primary'}" href="/editor/${a.id}">${a.submittedAt ? 'Review' : 'Open'}</a></td>
     </tr>`)}
     </tbody>
-  </table>
+  </table></div>
   <p class="muted small">${submitted} of ${ev.assignments.length} submitted.</p>`
     : html`<p class="muted">${ev.assignments.length} question${ev.assignments.length === 1 ? '' : 's'}. The questions appear here when the event opens.</p>`}
 </article>`;

@@ -11,7 +11,7 @@ function createPracticeService({ db }) {
          FROM problems p
          LEFT JOIN assignments a    ON a.user_id = ? AND a.practice_problem_id = p.id
          LEFT JOIN codebook_view cv ON cv.assignment_id = a.id
-        WHERE p.is_practice = 1
+        WHERE p.is_practice = 1 AND p.archived_at IS NULL
         ORDER BY p.category, p.title`,
       [userId],
     );
@@ -27,7 +27,7 @@ function createPracticeService({ db }) {
     if (rows[0]) return rows[0].id;
     const r = await db.query(
       `INSERT IGNORE INTO assignments (kind, user_id, problem_id, title)
-       SELECT 'practice', ?, p.id, p.title FROM problems p WHERE p.id = ? AND p.is_practice = 1`,
+       SELECT 'practice', ?, p.id, p.title FROM problems p WHERE p.id = ? AND p.is_practice = 1 AND p.archived_at IS NULL`,
       [userId, pid],
     );
     if (r.affectedRows === 1) return r.insertId;

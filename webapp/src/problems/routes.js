@@ -6,7 +6,7 @@ const { toId } = require('../staff/form');
 const ui = require('../staff/ui');
 const v = require('./views');
 
-const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.' };
+const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', deleted: 'Problem deleted.', archived: 'Problem archived: hidden from the lists and from new events.', unarchived: 'Problem restored from the archive.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.' };
 
 module.exports = function problemsRoutes({ problems }) {
   const r = express.Router();
@@ -19,7 +19,11 @@ module.exports = function problemsRoutes({ problems }) {
     ui.send(res, v.problemPage(req, { p, tests, envs, ...extra }), status);
   }
 
-  r.get('/', async (req, res) => ui.send(res, v.listPage(req, { rows: await problems.list(), flash: FLASH[req.query.done] })));
+  r.get('/', async (req, res) => {
+    const archived = req.query.archived === '1';
+    ui.send(res, v.listPage(req, { rows: await problems.list({ archived }), archived, flash: FLASH[req.query.done] }));
+  });
+  r.post('/preview', (req, res) => res.json(problems.preview(req.body)));
   r.get('/new', (req, res) => ui.send(res, v.newPage(req, { envs })));
   r.post('/', async (req, res) => {
     let id;
@@ -41,6 +45,20 @@ module.exports = function problemsRoutes({ problems }) {
     if (wantsJson(req)) return res.json({ ok: true });
     return res.redirect(303, `/problems/${id}?done=saved`);
   });
+
+  // delete / archive: refused with the reason (409, shown on the page) while an event uses the problem
+  const lifecycle = (path, fn, done) => r.post(path, async (req, res) => {
+    const id = pid(req);
+    try { await fn(id); } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 409 || wantsJson(req)) throw err;
+      return showProblem(req, res, id, { error: err.message }, 409);
+    }
+    if (wantsJson(req)) return res.json({ ok: true });
+    return res.redirect(303, done === 'deleted' ? '/problems?done=deleted' : `/problems/${id}?done=${done}`);
+  });
+  lifecycle('/:id/delete', (id) => problems.remove(id), 'deleted');
+  lifecycle('/:id/archive', (id) => problems.archive(id, true), 'archived');
+  lifecycle('/:id/unarchive', (id) => problems.archive(id, false), 'unarchived');
 
   r.post('/:id/tests', async (req, res) => {
     const id = pid(req);

@@ -7,7 +7,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { Form } = require('../staff/form');
 const { withTx } = require('../staff/tx');
-const { notFound, unavailable, HttpError } = require('../shared/errors');
+const { notFound, unavailable, conflict, HttpError } = require('../shared/errors');
+const { renderMarkdown } = require('../shared/markdown');
 const { readCookie, COOKIE } = require('../shared/session');
 
 const MAX_TEXT = 64 * 1024;
@@ -24,12 +25,40 @@ function loadEnvironments() {
 const ENVIRONMENTS = loadEnvironments(); // once per worker, never per request
 
 function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 120000 }) {
-  async function list() {
-    return db.query(`SELECT p.id, p.title, p.category, p.env, p.is_practice, p.updated_at,
+  async function list({ archived = false } = {}) {
+    return db.query(`SELECT p.id, p.title, p.category, p.env, p.is_practice, p.updated_at, p.archived_at,
         (SELECT COUNT(*) FROM test_cases t WHERE t.problem_id = p.id AND t.visibility = 'visible') AS visible_tests,
         (SELECT COUNT(*) FROM test_cases t WHERE t.problem_id = p.id AND t.visibility = 'hidden') AS hidden_tests,
         (SELECT COUNT(DISTINCT q.event_id) FROM event_questions q WHERE q.problem_id = p.id) AS events
-      FROM problems p ORDER BY p.category, p.title`);
+      FROM problems p WHERE p.archived_at IS ${archived ? 'NOT NULL' : 'NULL'} ORDER BY p.category, p.title`);
+  }
+
+  // Deleting or archiving is for problems no event uses (an event's grading and
+  // students' work point at them); a problem with practice attempts can only be
+  // archived (the attempts stay in the students' codebooks).
+  async function usage(tx, id) {
+    const [u] = await tx.query(`SELECT (SELECT COUNT(*) FROM event_questions q WHERE q.problem_id = p.id) AS questions,
+        (SELECT GROUP_CONCAT(DISTINCT e.title ORDER BY e.id SEPARATOR ', ') FROM event_questions q JOIN events e ON e.id = q.event_id WHERE q.problem_id = p.id) AS events,
+        (SELECT COUNT(*) FROM assignments a WHERE a.problem_id = p.id) AS attempts
+      FROM problems p WHERE p.id = ? FOR UPDATE`, [id]);
+    if (!u) throw notFound('No such problem.');
+    if (u.questions) throw conflict(`This problem is used by ${u.events}: remove it from ${u.questions === 1 ? 'that event' : 'those events'} first.`);
+    return u;
+  }
+
+  async function remove(id) {
+    await withTx(db, async (tx) => {
+      const u = await usage(tx, id);
+      if (u.attempts) throw conflict(`Students have ${u.attempts} practice attempt(s) on this problem: archive it instead (their work stays).`);
+      await tx.query('DELETE FROM problems WHERE id = ?', [id]);
+    });
+  }
+
+  async function archive(id, archived) {
+    await withTx(db, async (tx) => {
+      if (archived) await usage(tx, id);
+      await tx.query(`UPDATE problems SET archived_at = ${archived ? 'UTC_TIMESTAMP(3)' : 'NULL'} WHERE id = ?`, [id]);
+    });
   }
 
   async function get(id) {
@@ -154,7 +183,14 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
     return data;
   }
 
-  return { list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS };
+  // The statement as students will see it (the same renderer as the editor).
+  function preview(body) {
+    const src = body && typeof body.statement_md === 'string' ? body.statement_md : '';
+    if (src.length > MAX_TEXT) throw new HttpError(413, 'The statement is too long to preview.');
+    return { html: String(renderMarkdown(src)) };
+  }
+
+  return { list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS, remove, archive, preview };
 }
 
 module.exports = { createProblemsService };

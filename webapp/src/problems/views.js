@@ -8,11 +8,12 @@ function head(title, sub, actions) {
   return html`<div class="pagehead"><div><h1>${title}</h1>${sub ? html`<p class="muted">${sub}</p>` : ''}</div>${actions ? html`<div class="actions">${actions}</div>` : ''}</div>`;
 }
 
-function listPage(req, { rows, flash }) {
+function listPage(req, { rows, archived, flash }) {
   return ui.page(req, {
-    title: 'Problems',
+    title: archived ? 'Archived problems' : 'Problems',
     active: '/problems',
-    body: html`${head('Problems', 'Statements, reference solutions and test cases, used by events and practice.', html`<a class="btn primary" href="/problems/new">New problem</a>`)}
+    body: html`${head(archived ? 'Archived problems' : 'Problems', 'Statements, reference solutions and test cases, used by events and practice.',
+    html`${archived ? html`<a class="btn" href="/problems">Current problems</a>` : html`<a class="btn" href="/problems?archived=1" id="show-archived">Archived</a>`} <a class="btn primary" href="/problems/new">New problem</a>`)}
 ${ui.flash('ok', flash)}
 ${rows.length ? html`<div class="card tablewrap"><table class="list" id="problems">
 <thead><tr><th>Title</th><th>Category</th><th>Env</th><th class="num">Visible tests</th><th class="num">Hidden tests</th><th class="num">Events</th><th>Practice</th><th>Updated</th></tr></thead>
@@ -29,7 +30,9 @@ function problemFields(req, f, envs) {
     ${ui.input(f, 'title', 'Title', { required: true })}
     ${ui.input(f, 'category', 'Category', { help: 'e.g. basics, loops, arrays' })}
   </div>
-  ${ui.textarea(f, 'statement_md', 'Statement (Markdown)', { rows: 10, required: true, help: 'Paragraphs, # headings, lists, `code`, **bold**, *italic*, fenced or indented code blocks. HTML is shown as text.' })}
+  ${ui.textarea(f, 'statement_md', 'Statement (Markdown)', { rows: 10, required: true, help: 'Markdown: paragraphs, # headings, lists, tables, [links](https://...), images, `code`, **bold**, *italic*, fenced code blocks. HTML is shown as text.' })}
+  <p><button type="button" class="btn small" data-preview="f-statement_md" data-preview-into="statement-preview" id="preview-statement">Preview as students see it</button></p>
+  <div class="statement card" id="statement-preview" hidden aria-live="polite"></div>
   <div class="grid2">
     ${ui.textarea(f, 'template_code', 'Template code (what students start from)', { rows: 10, mono: true })}
     ${ui.textarea(f, 'solution_code', 'Reference solution', { rows: 10, mono: true, required: true })}
@@ -107,7 +110,7 @@ function testFields(req, f) {
   </div>`;
 }
 
-function problemPage(req, { p, tests, envs, form = {}, testForm, flash, check, editId }) {
+function problemPage(req, { p, tests, envs, form = {}, testForm, flash, error, check, editId }) {
   const f = form.values ? form : { values: {
     title: p.title, category: p.category, statement_md: p.statement_md, template_code: p.template_code, solution_code: p.solution_code,
     env: p.env, time_limit_ms: String(p.time_limit_ms), memory_limit_mb: String(Math.round(p.memory_limit_kb / 1024)), compare_mode: p.compare_mode,
@@ -119,9 +122,13 @@ function problemPage(req, { p, tests, envs, form = {}, testForm, flash, check, e
     title: p.title,
     active: '/problems',
     body: html`${ui.crumbs([{ href: '/problems', label: 'Problems' }, { label: p.title }])}
-${head(html`${p.title} ${p.is_practice ? html`<span class="tag tag-practice">practice</span>` : ''}`, html`${p.category || 'no category'} · ${p.env} · ${p.time_limit_ms} ms · ${Math.round(p.memory_limit_kb / 1024)} MB · updated ${time(p.updated_at)}`,
-    ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' }))}
+${head(html`${p.title} ${p.is_practice ? html`<span class="tag tag-practice">practice</span>` : ''}${p.archived_at ? html` <span class="pill" id="archived">archived</span>` : ''}`, html`${p.category || 'no category'} · ${p.env} · ${p.time_limit_ms} ms · ${Math.round(p.memory_limit_kb / 1024)} MB · updated ${time(p.updated_at)}`,
+    html`${ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' })}
+    ${p.archived_at ? ui.actionForm(req, `/problems/${p.id}/unarchive`, 'Restore', { cls: 'btn', id: 'unarchive-problem' })
+    : ui.actionForm(req, `/problems/${p.id}/archive`, 'Archive', { cls: 'btn', id: 'archive-problem', confirm: 'Archive this problem? It disappears from the lists and from new events; nothing is deleted.' })}
+    ${ui.actionForm(req, `/problems/${p.id}/delete`, 'Delete', { cls: 'btn danger', id: 'delete-problem', confirm: 'Delete this problem and its test cases for good?' })}`)}
 ${ui.flash('ok', flash)}
+${error ? ui.flash('error', error) : ''}
 ${checkResult(check)}
 <div class="card">
   <h2>Test cases <span class="muted small">${vis} visible, ${tests.length - vis} hidden</span></h2>

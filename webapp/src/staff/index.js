@@ -16,6 +16,7 @@ const { createLiveService } = require('../live/service');
 const { createLoginTracker } = require('../live/logins');
 const { createGradingService } = require('../grading/service');
 const { createAdminService } = require('../admin/service');
+const { createExamService } = require('../exam/service');
 
 addNavItem({ href: '/grading/mine', label: 'Marks', roles: ['student'], order: 35 });
 addNavItem({ href: '/people', label: 'People', roles: ['instructor', 'admin'], order: 50 });
@@ -34,6 +35,7 @@ function mountStaff(app, deps) {
     live: createLiveService({ db }),
     grading: createGradingService({ db }),
     admin: createAdminService({ db, cfg }),
+    exam: createExamService({ db }),
   };
   const logins = createLoginTracker({ db, log });
   deps.staff = staff;
@@ -46,6 +48,7 @@ function mountStaff(app, deps) {
   app.use('/live', requireRole('instructor', 'admin', 'ta'), require('../live/routes')(staff));
   app.use('/grading', require('../grading/routes')(staff));
   app.use('/admin', requireRole('admin'), require('../admin/routes')(staff));
+  app.use('/exam', require('../exam/routes')(staff));
   return staff;
 }
 

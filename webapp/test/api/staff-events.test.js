@@ -210,10 +210,17 @@ test('grading: distribute to a TA, marks and feedback, regrade, results CSV', as
 
   const st = new Client();
   await st.post('/accounts/login', { form: { username: name('b', 1), password: passwords[name('b', 1)] } });
+  // marks stay hidden from students until the instructor releases them
+  const hidden = await st.get('/grading/mine');
+  assert.doesNotMatch(hidden.text, /Marks 7\.5/);
+  assert.doesNotMatch(hidden.text, /Good; handle errors\./);
+  assert.match(hidden.text, /marks not released yet/);
+  st.csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(hidden.text)[1];
+  assert.equal((await postForm(st, `/grading/mine/${subAid}/regrade`, { reason: 'Not released yet, asking anyway.' })).status, 409);
+  assert.equal((await postJson(instr, `/events/${ev}/release`, {})).status, 200);
   const mine = await st.get('/grading/mine');
   assert.match(mine.text, /Marks 7\.5 \/ 10/);
   assert.match(mine.text, /Good; handle errors\./);
-  st.csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(mine.text)[1];
   const short = await postForm(st, `/grading/mine/${subAid}/regrade`, { reason: 'why' });
   assert.equal(short.status, 400);
   assert.equal((await postForm(st, `/grading/mine/${subAid}/regrade`, { reason: 'The hidden test passes on my machine.' })).status, 303);
@@ -229,6 +236,10 @@ test('grading: distribute to a TA, marks and feedback, regrade, results CSV', as
   await consistent('regrade');
   assert.match((await st.get('/grading/mine')).text, /Marks 9 \/ 10[\s\S]*accepted[\s\S]*Right, fixed\./);
 
+  // the automatic grader evaluates the submitted code (correct: full marks)
+  for (let i = 0; i < 240 && !(await count('SELECT COUNT(*) AS n FROM assignments WHERE id = ? AND graded_at IS NOT NULL', [subAid])); i++) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
   const csvRes = await instr.get(`/events/${ev}/results.csv`);
   assert.equal(csvRes.status, 200);
   assert.match(csvRes.headers.get('content-type'), /text\/csv/);
@@ -237,7 +248,7 @@ test('grading: distribute to a TA, marks and feedback, regrade, results CSV', as
   assert.equal(lines.length, 7);
   const row = lines.find((l) => l.startsWith(`${name('b', 1)},`));
   assert.match(row, /,9,10,Good; handle errors\.,/);
-  assert.match(row, /,9,0,0$/, "total marks 9, auto score 0, no extra minutes");
+  assert.match(row, /,9,10,0$/, 'total marks 9, auto score 10 (of the submitted code), no extra minutes');
 });
 
 test('turning a finished event into practice reveals its hidden tests', async () => {

@@ -208,7 +208,10 @@ test('a course run by its staff in the browser', { skip: !chromiumPath() && 'chr
     await Promise.all([ta.waitForURL(/\/grading(\?done=1|\/a\/\d+\?saved=1)$/), ta.click('#save-next')]);
   });
 
-  await t.test('the student sees the marks and the feedback', async () => {
+  await t.test('the instructor releases the marks; the student sees them and the feedback', async () => {
+    await page.goto(eventUrl);
+    await Promise.all([page.waitForURL(/msg=/), page.click('#release-grades')]);
+    assert.match(await page.locator('#release-state').innerText(), /released/);
     await studentPage.goto(`${BASE}/codebook`);
     const entry = studentPage.locator('details.entry', { hasText: PROBLEM });
     assert.match(await entry.locator('summary').innerText(), /Marks 8\.5/);

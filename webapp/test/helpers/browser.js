@@ -12,16 +12,18 @@ function chromiumPath() {
   return null;
 }
 
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
 async function launch() {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prutor-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath(),
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: ARGS,
     viewport: { width: 1440, height: 900 },
   });
   return { context, close: async () => { await context.close(); fs.rmSync(userDataDir, { recursive: true, force: true }); } };
 }
 
-module.exports = { launch, chromiumPath };
+module.exports = { launch, chromiumPath, ARGS };

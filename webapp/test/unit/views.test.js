@@ -32,8 +32,20 @@ test('markdown statements render safely', () => {
   assert.match(out, /<p>Read <code>a<\/code> and <strong>b<\/strong>\.<\/p>/);
   assert.match(out, /&lt;img src=x onerror=alert\(1\)&gt;/);
   assert.doesNotMatch(out, /<img/);
-  assert.match(out, /<pre><code>Input:  2 3\nOutput: 5<\/code><\/pre>/);
-  assert.match(out, /<ul><li>one<\/li><li>two<\/li><\/ul>/);
+  assert.match(out, /<pre><code>Input:  2 3\nOutput: 5\n<\/code><\/pre>/);
+  assert.match(out, /<ul>\s*<li>one<\/li>\s*<li>two<\/li>\s*<\/ul>/);
+});
+
+test('markdown: tables, links, images and code by markdown-it; script URLs refused', () => {
+  const out = String(renderMarkdown('## Input\n\n| n | out |\n|---|---|\n| 1 | 2 |\n\n[docs](https://example.org/x) '
+    + '[bad](javascript:alert(1)) ![plot](/static/plot.png) ![x](data:text/html;base64,PHNjcmlwdD4=)\n\n```c\nint main(void) { return 0; }\n```'));
+  assert.match(out, /<h4>Input<\/h4>/, 'headings start below the page\'s own');
+  assert.match(out, /<div class="tablewrap"><table>[\s\S]*<th>n<\/th>[\s\S]*<td>2<\/td>/);
+  assert.match(out, /<a href="https:\/\/example.org\/x" target="_blank" rel="noopener noreferrer">docs<\/a>/);
+  assert.doesNotMatch(out, /href="javascript:/);
+  assert.match(out, /<img src="\/static\/plot.png" alt="plot">/);
+  assert.doesNotMatch(out, /src="data:text\/html/);
+  assert.match(out, /<pre><code class="language-c">int main\(void\) \{ return 0; \}\n<\/code><\/pre>/);
 });
 
 test('only local paths are accepted as a redirect target after login', () => {

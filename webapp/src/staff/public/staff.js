@@ -30,6 +30,26 @@
     $all('input[name=tz_offset]').forEach(function (i) { i.value = String(new Date().getTimezoneOffset()); });
   }
 
+  // Markdown statement preview: the server renders it exactly as the editor will.
+  function preview() {
+    $all('[data-preview]').forEach(function (b) {
+      b.addEventListener('click', function () {
+        var src = document.getElementById(b.getAttribute('data-preview'));
+        var out = document.getElementById(b.getAttribute('data-preview-into'));
+        var token = document.querySelector('meta[name="csrf-token"]');
+        if (!src || !out) return;
+        fetch('/problems/preview', {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-CSRF-Token': token ? token.content : '' },
+          body: JSON.stringify({ statement_md: src.value }),
+        }).then(function (r) { return r.json(); }).then(function (j) {
+          out.innerHTML = j.html || '';
+          out.hidden = false;
+        }).catch(function () { out.textContent = 'Preview failed: try again.'; out.hidden = false; });
+      });
+    });
+  }
+
   function csvFile() {
     $all('input[type=file][data-fill]').forEach(function (inp) {
       inp.addEventListener('change', function () {
@@ -103,5 +123,5 @@
     tick();
   }
 
-  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); });
+  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); preview(); });
 })();

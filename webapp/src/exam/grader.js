@@ -1,0 +1,213 @@
+'use strict';
+// The automatic grader, run by the webapp's cluster primary (one per deployment:
+// a MySQL named lock elects it). What is graded is decided by the database view
+// `graded_code` (rdb/migrations/020): this loop only asks it, has the engine
+// evaluate exactly that code against every test case, and stores the result as
+// the assignment's automatic score (auto_grades, assignments.score), the one
+// every page shows.
+//
+// Work arrives in `grading_queue`: a submission queues its assignment at once (a
+// trigger); a schedule whose stop time has passed queues all its assignments,
+// each due at its own deadline (the sweep below); a change of a student's extra
+// time queues it again. Before the deadline a submission is graded provisionally;
+// at the deadline the grade becomes final, and a student who never submitted gets
+// the last code stored before the deadline submitted automatically. Late versions
+// are never graded. GRADER_CONCURRENCY engine calls at a time (default 2, about the
+// sandbox slots; the engine's admission control bounds staff, so the grader cannot
+// take more than its share of slots from students); 0 turns it off. 429/503 answers
+// are retried later.
+const { createDb } = require('../shared/db');
+const { createMemcache } = require('../shared/memcache');
+const { newId, cookieValue, COOKIE } = require('../shared/session');
+
+const GRADER_USERNAME = 'prutor-grader';
+const SESSION_TTL_S = 3600;
+const MAX_ATTEMPTS = 10;
+
+const SWEEP_SQL = `SELECT s.id, s.stop_time FROM schedules s
+  JOIN events e ON e.id = s.event_id AND e.published_at IS NOT NULL
+  LEFT JOIN deadline_sweeps d ON d.schedule_id = s.id
+ WHERE s.stop_time <= UTC_TIMESTAMP(3) AND (d.schedule_id IS NULL OR d.stop_time <> s.stop_time)`;
+
+const QUEUE_SCHEDULE_SQL = `INSERT INTO grading_queue (assignment_id, due_at)
+SELECT a.id, s.stop_time + INTERVAL a.extra_minutes MINUTE
+  FROM schedules s JOIN slots sl ON sl.schedule_id = s.id
+  JOIN users u ON u.section_id = sl.section_id
+  JOIN assignments a ON a.event_id = sl.event_id AND a.user_id = u.id AND a.kind = 'event'
+ WHERE s.id = ?
+ON DUPLICATE KEY UPDATE due_at = LEAST(grading_queue.due_at, VALUES(due_at)), version = grading_queue.version + 1, attempts = 0`;
+
+const TARGET_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline, a.problem_id, q.max_marks,
+       p.updated_at AS problem_updated_at, c.code, c.save_time,
+       ag.code_id AS graded_code_id, ag.final AS graded_final, ag.graded_at,
+       sub.assignment_id AS has_submission, UTC_TIMESTAMP(3) AS now_utc
+  FROM graded_code g
+  JOIN assignments a        ON a.id = g.assignment_id
+  JOIN event_questions q    ON q.id = a.question_id
+  JOIN problems p           ON p.id = a.problem_id
+  LEFT JOIN code c          ON c.id = g.code_id
+  LEFT JOIN auto_grades ag  ON ag.assignment_id = g.assignment_id
+  LEFT JOIN submissions sub ON sub.assignment_id = g.assignment_id
+ WHERE g.assignment_id = ?`;
+
+function createGrader({ cfg, log = console, fetchImpl = fetch }) {
+  const concurrency = cfg.grader.concurrency;
+  const db = createDb({ ...cfg.db, poolSize: concurrency + 2 });
+  const mc = createMemcache({ ...cfg.memcached, poolSize: 1 });
+  let lockConn = null;
+  let timer = null;
+  let stopped = false;
+  let session = null; // { cookie, csrf, until }
+
+  // The grader calls the engine as its own account: inactive, with a password hash
+  // that no password matches (random, not even bcrypt's format), so nobody signs in
+  // as it. Made here on first use rather than by a migration, so that it never takes
+  // an id the demo seed uses.
+  async function graderAccount() {
+    const find = () => db.query('SELECT id, username, name, role FROM users WHERE username = ?', [GRADER_USERNAME]);
+    let rows = await find();
+    if (!rows[0]) {
+      await db.query(`INSERT IGNORE INTO users (username, password_hash, name, role, active) VALUES (?, ?, 'Automatic grader', 'instructor', 0)`,
+        [GRADER_USERNAME, `!${newId()}`]);
+      rows = await find();
+    }
+    return rows[0];
+  }
+
+  async function engineSession() {
+    if (session && session.until > Date.now()) return session;
+    const u = await graderAccount();
+    const sid = newId();
+    const csrf = newId();
+    await mc.set(`sess:${sid}`, JSON.stringify({
+      uid: u.id, username: u.username, name: u.name, role: u.role, section_id: null, csrf, created: Math.floor(Date.now() / 1000),
+    }), SESSION_TTL_S);
+    session = { cookie: `${COOKIE}=${cookieValue(sid, cfg.sessionSecret)}`, csrf, until: Date.now() + (SESSION_TTL_S / 2) * 1000 };
+    return session;
+  }
+
+  // The engine's staff evaluation (CONTRACTS "Staff calls to the engine"): every
+  // test case of the problem, nothing stored by the engine; score out of 100.
+  async function evaluate(problemId, code) {
+    const s = await engineSession();
+    const res = await fetchImpl(`${cfg.engineUrl}/evaluate`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Cookie: s.cookie, 'X-CSRF-Token': s.csrf },
+      body: JSON.stringify({ problem_id: problemId, code }),
+      signal: AbortSignal.timeout(120000),
+    });
+    const body = await res.json().catch(() => null);
+    if (res.status === 401 || res.status === 403) session = null;
+    if (!res.ok || !body) throw new Error(`engine answered ${res.status}: ${body && body.error ? body.error : 'no JSON'}`);
+    return body;
+  }
+
+  async function sweep() {
+    for (const s of await db.query(SWEEP_SQL)) {
+      await db.query(QUEUE_SCHEDULE_SQL, [s.id]);
+      await db.query(`INSERT INTO deadline_sweeps (schedule_id, stop_time, swept_at) VALUES (?, ?, UTC_TIMESTAMP(3))
+        ON DUPLICATE KEY UPDATE stop_time = VALUES(stop_time), swept_at = VALUES(swept_at)`, [s.id, s.stop_time]);
+    }
+  }
+
+  async function settle(assignmentId, version, final, deadline) {
+    if (final) await db.query('DELETE FROM grading_queue WHERE assignment_id = ? AND version = ?', [assignmentId, version]);
+    else await db.query('UPDATE grading_queue SET due_at = ? WHERE assignment_id = ? AND version = ?', [deadline, assignmentId, version]);
+  }
+
+  async function gradeOne({ assignment_id: assignmentId, version, attempts }) {
+    const t = (await db.query(TARGET_SQL, [assignmentId]))[0];
+    if (!t) { await settle(assignmentId, version, true); return; } // no longer an event question with a window
+    const now = new Date(t.now_utc);
+    const final = now >= t.deadline;
+    // before the deadline only a submission is graded (provisionally)
+    if (!t.code_id || (!final && t.source !== 'submission')) { await settle(assignmentId, version, final, t.deadline); return; }
+    const unchanged = Number(t.graded_code_id) === Number(t.code_id) && t.graded_at && t.problem_updated_at <= t.graded_at;
+    try {
+      let r = null;
+      if (!unchanged) r = await evaluate(t.problem_id, t.code);
+      const max = Number(t.max_marks);
+      if (r) {
+        const score = Math.round((Number(r.score) || 0) * max) / 100;
+        const cases = (Array.isArray(r.cases) ? r.cases : []).map((c) => ({
+          position: c.position, visibility: c.visibility, passed: !!c.passed, verdict: c.verdict || (c.passed ? 'accepted' : null), time_ms: c.time_ms,
+        }));
+        await db.query(`INSERT INTO auto_grades (assignment_id, code_id, source, final, score, max_score, passed, total, verdict, compiled, cases, graded_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))
+          ON DUPLICATE KEY UPDATE code_id = VALUES(code_id), source = VALUES(source), final = VALUES(final), score = VALUES(score),
+            max_score = VALUES(max_score), passed = VALUES(passed), total = VALUES(total), verdict = VALUES(verdict),
+            compiled = VALUES(compiled), cases = VALUES(cases), graded_at = VALUES(graded_at)`,
+        [assignmentId, t.code_id, t.source, final ? 1 : 0, score, max, Number(r.passed) || 0, Number(r.total) || cases.length,
+          String(r.verdict || ''), r.compiled === false ? 0 : 1, JSON.stringify(cases)]);
+        await db.query('UPDATE assignments SET score = ?, graded_at = UTC_TIMESTAMP(3) WHERE id = ?', [score, assignmentId]);
+      } else if (final) {
+        await db.query('UPDATE auto_grades SET final = 1, source = ? WHERE assignment_id = ?', [t.source, assignmentId]);
+      }
+      if (final && t.source === 'deadline' && !t.has_submission) {
+        await db.query('INSERT IGNORE INTO submissions (assignment_id, code_id, submitted_at, automatic) VALUES (?, ?, ?, 1)',
+          [assignmentId, t.code_id, t.save_time]);
+      }
+      await settle(assignmentId, version, final, t.deadline);
+    } catch (err) {
+      if (attempts + 1 >= MAX_ATTEMPTS) {
+        log.error(`[grader] assignment ${assignmentId}: giving up after ${MAX_ATTEMPTS} attempts: ${err.message}`);
+        await settle(assignmentId, version, true);
+        return;
+      }
+      log.error(`[grader] assignment ${assignmentId}: ${err.message}; retrying later`);
+      await db.query(`UPDATE grading_queue SET attempts = attempts + 1,
+          due_at = UTC_TIMESTAMP(3) + INTERVAL LEAST(300, 2 * POW(2, attempts)) SECOND
+        WHERE assignment_id = ? AND version = ?`, [assignmentId, version]);
+    }
+  }
+
+  async function tick() {
+    await sweep();
+    for (;;) {
+      const due = await db.query(`SELECT assignment_id, version, attempts FROM grading_queue
+        WHERE due_at <= UTC_TIMESTAMP(3) ORDER BY due_at LIMIT ${concurrency * 8}`);
+      if (!due.length || stopped) return;
+      for (let i = 0; i < due.length && !stopped; i += concurrency) {
+        await Promise.all(due.slice(i, i + concurrency).map((row) => gradeOne(row).catch((err) => log.error(`[grader] ${err.message}`))));
+      }
+    }
+  }
+
+  // Only the holder of the named lock grades; the others keep asking for it.
+  async function haveLock() {
+    if (lockConn) return true;
+    const conn = await db.pool.getConnection();
+    const [rows] = await conn.query("SELECT GET_LOCK('prutor_grader', 0) AS got");
+    if (rows[0].got === 1) {
+      lockConn = conn;
+      conn.connection.once('error', () => { lockConn = null; });
+      return true;
+    }
+    conn.release();
+    return false;
+  }
+
+  function schedule(ms) { if (!stopped) timer = setTimeout(loop, ms); }
+  async function loop() {
+    try {
+      if (await haveLock()) await tick();
+    } catch (err) {
+      if (lockConn && err.fatal) lockConn = null;
+      log.error(`[grader] ${err.message}`);
+    }
+    schedule(cfg.grader.tickMs);
+  }
+
+  return {
+    start() { if (concurrency > 0) schedule(0); },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      if (lockConn) { lockConn.release(); lockConn = null; }
+      await Promise.allSettled([db.close(), Promise.resolve(mc.close())]);
+    },
+    tick,
+  };
+}
+
+module.exports = { createGrader, GRADER_USERNAME };
