@@ -70,7 +70,7 @@ function check503(r, what) {
   if (/NOSRV|no server is available/i.test(r.body)) problems.push(`${what}: 503 for want of a server`);
 }
 
-const until = Date.now() + DURATION_MS;
+let until = Date.now() + 60000; // the page clients' sign-ins first (below), then DURATION_MS of overload
 
 async function signInLoop(i) {
   while (Date.now() < until) {
@@ -86,15 +86,21 @@ async function signInLoop(i) {
   }
 }
 
-async function pageLoop(i) {
-  let cookie = null;
-  while (!cookie && Date.now() < until) { // a refused sign-in is retried, as the login page does
+// Students already signed in when the rush starts: each page client signs in first.
+async function pageSignIn(i) {
+  while (Date.now() < until) { // a refused sign-in is retried, as the login page does
     const r = await signIn(PAGE_USERS[i]);
     const set = [].concat(r.headers['set-cookie'] || []).find((c) => c.startsWith('prutor.sid='));
-    if (r.status === 200 && set) cookie = set.split(';')[0];
-    else if (r.status === 503) { check503(r, 'sign-in'); await new Promise((ok) => setTimeout(ok, (Number(r.headers['retry-after']) || 1) * 100)); }
-    else { problems.push(`sign-in for pages: ${r.status || r.error}`); return; }
+    if (r.status === 200 && set) return set.split(';')[0];
+    if (r.status !== 503) { problems.push(`sign-in for pages: ${r.status || r.error}`); return null; }
+    check503(r, 'sign-in');
+    await new Promise((ok) => setTimeout(ok, (Number(r.headers['retry-after']) || 1) * 100));
   }
+  return null;
+}
+
+async function pageLoop(cookie) {
+  if (!cookie) return;
   while (Date.now() < until) {
     const r = await request('GET', `${front}/home`, { headers: { cookie, accept: 'text/html' } });
     worst.pageMs = Math.max(worst.pageMs, r.ms);
@@ -123,10 +129,12 @@ async function pollStats() {
 }
 
 (async () => {
+  const cookies = await Promise.all(Array.from({ length: PAGE_CLIENTS }, (_, i) => pageSignIn(i)));
+  until = Date.now() + DURATION_MS;
   await Promise.all([
     pollStats(),
     ...Array.from({ length: SIGNIN_CLIENTS }, (_, i) => signInLoop(i)),
-    ...Array.from({ length: PAGE_CLIENTS }, (_, i) => pageLoop(i)),
+    ...cookies.map((cookie) => pageLoop(cookie)),
   ]);
   const summary = { ...count, worst, statusSeen: [...statusSeen], checkFailures };
   console.log(JSON.stringify(summary));
