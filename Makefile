@@ -2,7 +2,7 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test load-data bench capacity bench-engine
+.PHONY: help up down restart status logs db health env check test load-data bench capacity bench-engine chaos
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -50,3 +50,6 @@ capacity: ## at the thesis' arrival rate (21 logins/s, 5 iterations): raise the 
 
 bench-engine: ## the gcc floor and the engine through HAProxy (fresh and cached, concurrency 1 and 2) as ratios
 	@$(PRUTOR) run engine/bench/bench_engine.py
+
+chaos: ## USERS students (300) work while each component is killed/restarted in turn; per-fault table (tests/chaos)
+	@$(PRUTOR) run tests/chaos/run.sh

@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs what the engine needs: Apache prefork + mod_php 8.2 with PDO MySQL, memcached
-# and APCu (plus php-curl and PHPUnit for engine/test.sh), then the sandbox
+# and APCu (plus php-curl and PHPUnit for engine/test.sh), the languages' compilers and
+# interpreters (gcc, g++, python3 with pylint for CodeRunner's checks), then the sandbox
 # (sandbox/install.sh). Idempotent; quick when everything is present. Run as root.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 [ "$(id -u)" = 0 ] || { echo "engine/install.sh: must run as root" >&2; exit 1; }
 need=""
-for p in apache2 libapache2-mod-php php-mysql php-memcached php-apcu php-curl phpunit; do
+for p in apache2 libapache2-mod-php php-mysql php-memcached php-apcu php-curl phpunit gcc g++ python3 pylint; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -15,5 +16,12 @@ if [ -n "$need" ]; then
   apt-get update -qq
   # shellcheck disable=SC2086
   apt-get install -y --no-install-recommends $need
+fi
+# pylint's defaults for CodeRunner's style checks (Jobe's README writes them to /etc/pylintrc;
+# the sandbox sees /usr only): no score line, no reports
+if [ ! -s /usr/local/share/prutor/pylintrc ]; then
+  mkdir -p /usr/local/share/prutor
+  HOME=/tmp pylint --reports=no --score=n --generate-rcfile > /usr/local/share/prutor/pylintrc.tmp
+  mv /usr/local/share/prutor/pylintrc.tmp /usr/local/share/prutor/pylintrc
 fi
 "$HERE/../sandbox/install.sh"

@@ -24,7 +24,7 @@ export SANDBOX_SLOT_BASE=${SANDBOX_SLOT_BASE:-0}
 mkdir -p "$ENGINE_VAR" "$PRUTOR_VAR/telemetry"
 chmod 0711 "$PRUTOR_VAR" "$ENGINE_VAR"
 "$REPO/sandbox/setup-box.sh" "$ENGINE_VAR/box" "$SANDBOX_SLOT_BASE" "$ENGINE_SLOTS"
-for d in cache locks io; do
+for d in cache locks io jobe-files; do
   mkdir -p "$ENGINE_VAR/$d"
   chown "$ENGINE_USER" "$ENGINE_VAR/$d"
   chmod 0700 "$ENGINE_VAR/$d"

@@ -63,6 +63,11 @@ route GET /healthz webapp
 
 xff=$(curl -s "http://127.0.0.1:$FRONT/home" | jq -r '.xff // empty')
 [ "$xff" = 127.0.0.1 ] && ok "X-Forwarded-For is set" || bad "X-Forwarded-For: '$xff'"
+# a client's own X-Forwarded-For never reaches a backend (the lab lock-down trusts it)
+for p in /home /compile; do
+  xff=$(curl -s -X POST -H 'X-Forwarded-For: 10.1.2.3' -H 'X-Forwarded-For: 10.4.5.6' "http://127.0.0.1:$FRONT$p" | jq -r '.xff // empty')
+  [ "$xff" = 127.0.0.1 ] && ok "a forged X-Forwarded-For is replaced ($p)" || bad "forged X-Forwarded-For reached the backend on $p: '$xff'"
+done
 
 # Admission control: 1 running + 1 queued; the other 4 are refused at once, the
 # queued one waits at most the 1 s queue timeout.

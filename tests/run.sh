@@ -10,6 +10,8 @@
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
 #   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
+#   7. chaos              tests/chaos/run.sh --quick (20 students, one fault of each kind;
+#                         last: it restarts components)
 #
 # Each suite's output is shown and kept in var/log/test-<suite>.log. A suite that
 # runs longer than SUITE_TIMEOUT seconds (default 1200) fails.
@@ -78,6 +80,7 @@ for d in "${FOLDERS[@]}"; do
   fi
 done
 suite smoke bash tests/smoke.sh
+suite chaos bash tests/chaos/run.sh --quick
 
 if [ "${CI:-}" = true ] && [ "${PRUTOR_KEEP_UP:-}" != 1 ]; then
   printf '\n'; bin/prutor down || true

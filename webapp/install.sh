@@ -33,4 +33,11 @@ fi
 # bcrypt ships a prebuilt binary; check that it loads here
 node -e "require('bcrypt')" || { echo "webapp/install.sh: bcrypt does not load" >&2; exit 1; }
 
+# The similarity detector (Dolos) has its own packages, a native build the rest of the
+# webapp does not need; an image built without the folder runs without similarity
+# reports (a job then fails with "the detector failed").
+if [ -f similarity/install.sh ]; then
+  ./similarity/install.sh
+fi
+
 node build/assets.js

@@ -6,7 +6,7 @@ namespace Prutor\Engine;
 
 /**
  * HTTP front of the engine: routes /compile, /execute, /evaluate (StudentApi, StaffApi),
- * /healthz (Health), /metrics and the Jobe-compatible /jobe/index.php/restapi/{languages,runs}.
+ * /healthz (Health), /metrics, and the Jobe-compatible API under /jobe/ (Jobe\Router).
  * JSON in (form-encoded accepted), JSON out; errors are {"error": "..."} with a 4xx/5xx status.
  */
 final class Api
@@ -40,6 +40,9 @@ final class Api
         foreach ($headers as $k => $v) {
             header($k . ': ' . $v);
         }
+        if ($status === 204) {
+            return;
+        }
         echo json_encode($out, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PARTIAL_OUTPUT_ON_ERROR);
     }
 
@@ -49,11 +52,13 @@ final class Api
      */
     private function route(string $method, string $path, array $server, string $body): array
     {
+        if (Jobe\Router::handles($path)) {
+            return (new Jobe\Router($this->c))->route($method, $path, $server, $body);
+        }
         $path = rtrim($path, '/') ?: '/';
         $routes = [
             '/compile' => 'POST', '/execute' => 'POST', '/evaluate' => 'POST',
             '/healthz' => 'GET', '/engine/healthz' => 'GET', '/metrics' => 'GET',
-            '/jobe/index.php/restapi/languages' => 'GET', '/jobe/index.php/restapi/runs' => 'POST',
         ];
         if (!isset($routes[$path])) {
             throw new HttpError(404, 'no such engine endpoint');
@@ -68,17 +73,6 @@ final class Api
                 return (new Health($this->c))->check();
             case '/metrics':
                 return [200, ['counters' => Metrics::all(), 'isolation' => apcu_fetch('sandbox:isolation') ?: 'unknown'], []];
-            case '/jobe/index.php/restapi/languages':
-                $this->jobeAuth($server);
-                $out = [];
-                foreach (Environments::all($this->c) as $slug => $e) {
-                    $v = (string) ($e['version'] ?? '');
-                    $out[] = [$slug, preg_match('/\d+(?:\.\d+)*/', $v, $m) ? $m[0] : $v];
-                }
-                return [200, $out, []];
-            case '/jobe/index.php/restapi/runs':
-                $this->jobeAuth($server);
-                return (new Jobe($this->c))->run($in->fields);
         }
         $session = Session::load($this->c, (string) ($server['HTTP_COOKIE'] ?? ''));
         if ($session === null) {
@@ -88,6 +82,7 @@ final class Api
         if (!$session->csrfOk($token)) {
             throw new HttpError(403, 'the page is out of date (CSRF check failed): reload it and try again');
         }
+        LabLock::check($this->c, $session, $server);
         // one engine request at a time per student, released when this request ends (staff,
         // and the automatic grader among them, are bounded by admission control alone)
         $share = new FairShare($this->c);
@@ -113,21 +108,6 @@ final class Api
     public static function parseBody(string $contentType, string $body): array
     {
         return Input::parse($contentType, $body)->fields;
-    }
-
-    /** @param array<string, mixed> $server */
-    private function jobeAuth(array $server): void
-    {
-        if (!$this->c->jobeKeys) {
-            return;
-        }
-        $key = (string) ($server['HTTP_X_API_KEY'] ?? '');
-        foreach ($this->c->jobeKeys as $k) {
-            if ($key !== '' && hash_equals($k, $key)) {
-                return;
-            }
-        }
-        throw new HttpError(403, 'a valid X-API-KEY header is required');
     }
 
     public static function ulid(): string

@@ -34,8 +34,17 @@ final class Config
     public int $cacheMaxFiles;
     public int $cacheMaxBytes;
     public string $environmentsFile;
-    /** @var list<string> */
+    /** @var array<string, int> Jobe API keys and the runs per hour each may make (0: no limit) */
     public array $jobeKeys;
+    /** @var list<string> addresses and CIDR blocks that may call the Jobe API without a key */
+    public array $jobeOpenAddresses;
+    public int $jobeOpenRatePerHour;
+    /** @var list<string> peers whose X-Forwarded-For is believed (HAProxy; addresses or CIDR blocks) */
+    public array $trustedProxies;
+    public int $jobeFileMaxBytes;
+    public int $jobeFilesMaxBytes;
+    /** the class that explains gcc's messages (Help\CompileHelper), or "none" */
+    public string $compileHelper;
     /** @var array<string, int> run limits */
     public array $runLimits;
     /** @var array<string, int> compile limits */
@@ -87,8 +96,19 @@ final class Config
         $c->cacheMaxBytes = $i('ENGINE_CACHE_MAX_BYTES', 512 * 1024 * 1024);
         $nosql = $repo . '/nosql/environments.json';
         $c->environmentsFile = $s('ENGINE_ENVIRONMENTS_FILE', is_file($nosql) ? $nosql : $repo . '/engine/config/environments.json');
-        $keys = trim($s('ENGINE_JOBE_KEYS', ''));
-        $c->jobeKeys = $keys === '' ? [] : array_values(array_filter(array_map('trim', explode(',', $keys))));
+        $list = static fn (string $v): array => array_values(array_filter(array_map('trim', explode(',', $v)), 'strlen'));
+        $c->jobeKeys = [];
+        foreach ($list($s('ENGINE_JOBE_KEYS', '')) as $entry) {
+            // KEY or KEY:RUNS_PER_HOUR
+            [$key, $rate] = str_contains($entry, ':') ? explode(':', $entry, 2) : [$entry, ''];
+            $c->jobeKeys[$key] = ctype_digit($rate) ? (int) $rate : $i('ENGINE_JOBE_RATE_PER_HOUR', 600);
+        }
+        $c->jobeOpenAddresses = $list($s('ENGINE_JOBE_OPEN_ADDRESSES', ''));
+        $c->jobeOpenRatePerHour = $i('ENGINE_JOBE_OPEN_RATE_PER_HOUR', 0);
+        $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1'));
+        $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
+        $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);
+        $c->compileHelper = $s('ENGINE_COMPILE_HELPER', Help\RuleBasedHelper::class);
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),
             'WALL_TIME_MS' => $i('SANDBOX_WALL_TIME_MS', 0),

@@ -50,9 +50,10 @@ final class Environments
             'file_size_bytes' => ['FILE_SIZE_KB', 1024], 'processes' => ['NPROC', 1], 'open_files' => ['NOFILE', 1],
             'compile_time_ms' => ['COMPILE_CPU_TIME_MS', 1],
         ];
+        $maxima = ['max_run_time_ms', 'max_memory_kb', 'max_output_bytes', 'max_file_size_bytes', 'max_processes'];
         $out = [];
         foreach ((array) ($env['limits'] ?? []) as $k => $v) {
-            if (!is_numeric($v)) {
+            if (!is_numeric($v) || in_array($k, $maxima, true)) {
                 continue;
             }
             if (isset($alias[$k])) {
@@ -62,6 +63,78 @@ final class Environments
             }
         }
         return $out;
+    }
+
+    /**
+     * The compile argv: the environment's "compile" line with {compileargs} and {linkargs}
+     * replaced by its compile_args / link_args (each element one argument), {source}
+     * by the source file's name and {binary} by the program's.
+     *
+     * @param array<string, mixed> $env
+     * @return list<string>
+     */
+    public static function compileArgv(array $env, string $source, string $binary): array
+    {
+        return self::expand((array) $env['compile'], [
+            '{compileargs}' => (array) ($env['compile_args'] ?? []),
+            '{linkargs}' => (array) ($env['link_args'] ?? []),
+        ], ['{source}' => $source, '{binary}' => $binary]);
+    }
+
+    /**
+     * The run argv: the environment's "run" line with {interpreterargs} replaced by its
+     * interpreter_args and {binary} by the program's name, then the run arguments.
+     *
+     * @param array<string, mixed> $env
+     * @param list<string> $runArgs
+     * @return list<string>
+     */
+    public static function runArgv(array $env, string $binary, array $runArgs = []): array
+    {
+        $run = (array) ($env['run'] ?? ['./{binary}']);
+        return [...self::expand($run, ['{interpreterargs}' => (array) ($env['interpreter_args'] ?? [])], ['{binary}' => $binary]), ...$runArgs];
+    }
+
+    /**
+     * @param array<mixed> $line
+     * @param array<string, array<mixed>> $lists elements replaced by a list of arguments
+     * @param array<string, string> $names placeholders replaced inside an argument
+     * @return list<string>
+     */
+    private static function expand(array $line, array $lists, array $names): array
+    {
+        $argv = [];
+        foreach ($line as $arg) {
+            $arg = (string) $arg;
+            if (isset($lists[$arg])) {
+                foreach ($lists[$arg] as $a) {
+                    $argv[] = (string) $a;
+                }
+                continue;
+            }
+            $argv[] = strtr($arg, $names);
+        }
+        return $argv;
+    }
+
+    /**
+     * The most a caller (the Jobe API) may ask of this environment, under the engine's names.
+     *
+     * @param array<string, mixed> $env
+     * @return array<string, int>
+     */
+    public static function maxima(Config $c, array $env): array
+    {
+        $l = (array) ($env['limits'] ?? []);
+        $base = self::limits($c, $env);
+        $pick = static fn (string $k, int $div, int $fallback): int => is_numeric($l[$k] ?? null) ? intdiv((int) $l[$k], $div) : $fallback;
+        return [
+            'CPU_TIME_MS' => $pick('max_run_time_ms', 1, $base['CPU_TIME_MS']),
+            'MEMORY_KB' => $pick('max_memory_kb', 1, $base['MEMORY_KB']),
+            'OUTPUT_BYTES' => $pick('max_output_bytes', 1, $base['OUTPUT_BYTES']),
+            'FILE_SIZE_KB' => $pick('max_file_size_bytes', 1024, $base['FILE_SIZE_KB']),
+            'NPROC' => $pick('max_processes', 1, $base['NPROC']),
+        ];
     }
 
     /**

@@ -64,7 +64,7 @@ final class Judge
             if (!$cr['ok']) {
                 $r = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'time_ms' => 0, 'signal_name' => null];
             } else {
-                $r = $runner->run((string) $cr['binary'], (string) $tc['input'], $limits);
+                $r = $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, Environments::runArgv($env, Runner::BINARY));
                 if ($r['verdict'] === Verdict::ACCEPTED && !Compare::equal((string) $tc['expected_output'], $r['stdout'], (string) $p['compare_mode'])) {
                     $r['verdict'] = Verdict::WRONG_ANSWER;
                 }

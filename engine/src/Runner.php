@@ -12,6 +12,9 @@ namespace Prutor\Engine;
  */
 final class Runner
 {
+    /** The compiled program's name in the working directory (what {binary} stands for). */
+    public const BINARY = 'prog';
+
     private ?int $slot = null;
     private ?string $isolation = null;
     private Sandbox $box;
@@ -43,20 +46,42 @@ final class Runner
         return $this->slot;
     }
 
-    /** @param array<string, mixed> $env */
-    public static function hash(array $env, string $code): string
+    /**
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files support files by name, present at compile and run
+     */
+    public static function hash(array $env, string $code, array $files = []): string
     {
-        return hash('sha256', (string) $env['slug'] . "\0" . json_encode($env['compile']) . "\0" . $code);
+        ksort($files);
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env), self::BINARY))
+            . "\0" . $code . ($files ? "\0" . json_encode(array_map(static fn (string $f): string => hash('sha256', $f), $files)) : ''));
+    }
+
+    /** @param array<string, mixed> $env */
+    private static function sourceName(array $env): string
+    {
+        return (string) ($env['source_filename'] ?? 'main' . (string) ($env['source_ext'] ?? '.c'));
+    }
+
+    /** @param array<string, string> $files */
+    private static function putFiles(string $dir, array $files): void
+    {
+        foreach ($files as $name => $contents) {
+            $path = $dir . '/' . basename((string) $name);
+            @unlink($path); // never write through a hard link into the binary cache
+            file_put_contents($path, $contents);
+        }
     }
 
     /**
      * @param array<string, mixed> $env
+     * @param array<string, string> $files support files by name (the Jobe API's file_list)
      * @return array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}
      */
-    public function compile(array $env, string $code): array
+    public function compile(array $env, string $code, array $files = []): array
     {
         $t0 = hrtime(true);
-        $h = self::hash($env, $code);
+        $h = self::hash($env, $code, $files);
         $base = $this->c->cacheDir . '/' . $h;
         $res = $this->cached($base, $h, $t0);
         if ($res !== null) {
@@ -77,11 +102,11 @@ final class Runner
             }
             $this->box->clean($slot);
             $wd = $this->box->workdir($slot);
-            $src = 'main' . (string) ($env['source_ext'] ?? '.c');
+            $src = self::sourceName($env);
+            self::putFiles($wd, $files);
             file_put_contents($wd . '/' . $src, $code);
             $cmd = [];
-            foreach ($env['compile'] as $i => $arg) {
-                $arg = str_replace(['{binary}', '{source}'], ['prog', $src], (string) $arg);
+            foreach (Environments::compileArgv($env, $src, self::BINARY) as $i => $arg) {
                 if ($i === 0 && $arg[0] !== '/') {
                     $arg = '/usr/bin/' . $arg;
                 }
@@ -206,21 +231,26 @@ final class Runner
      * Runs a cached binary once with the given stdin.
      *
      * @param array<string, int> $limits
+     * @param list<string> $argv the command (Environments::runArgv), the binary named "prog"
+     * @param array<string, string> $files support files by name
+     * @param string $sandboxMode "run" (a private tmpfs /box with read-only files, exec once) or, for
+     *        the Jobe API, "compile" (the slot itself as /box, exec allowed, as Jobe's runs are)
      * @return array{verdict: string, stdout: string, stderr: string, exit_code: ?int, signal: ?int, signal_name: ?string, time_ms: int, memory_kb: int, wall_ms: int}
      */
-    public function run(string $binary, string $input, array $limits): array
+    public function run(string $binary, string $input, array $limits, array $argv = ['./prog'], array $files = [], string $sandboxMode = 'run'): array
     {
         $slot = $this->slot();
         // the slot holds nothing but the binary: the launcher shows the run exactly the
         // files in it, on a private /box, and empties the slot afterwards
         $this->box->clean($slot);
+        self::putFiles($this->box->workdir($slot), $files);
         $prog = $this->box->workdir($slot) . '/prog';
         if (!@link($binary, $prog)) {
             copy($binary, $prog);
             chmod($prog, 0755);
         }
         Metrics::inc('run');
-        $r = $this->box->exec($slot, 'run', $limits, ['./prog'], $input, (string) $this->isolation);
+        $r = $this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation);
         $st = $r['status'];
         $verdict = Verdict::fromRun($st, $limits);
         $sig = (int) ($st['signal'] ?? 0);

@@ -142,7 +142,9 @@ final class Sandbox
         $st = json_decode(trim($out), true);
         $nsWorks = is_array($st) && ($st['status'] ?? '') === 'ok';
         $mode = $nsWorks ? 'ns' : ($this->c->allowPlain ? 'plain' : self::UNAVAILABLE);
-        apcu_store('sandbox:isolation', $mode, 600);
+        // A failed probe may be passing (a restart killed it, the host was swamped): it
+        // is asked again within seconds, not trusted for ten minutes of refusals.
+        apcu_store('sandbox:isolation', $mode, $mode === self::UNAVAILABLE ? 5 : 600);
         return $mode;
     }
 

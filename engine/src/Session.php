@@ -7,6 +7,9 @@ namespace Prutor\Engine;
 /**
  * The webapp's session: cookie prutor.sid = <sid>.<base64url(HMAC-SHA256(secret, sid))>,
  * JSON in memcached under sess:<sid>, read through one persistent connection per worker.
+ * When memcached misses (restarted, evicted) or is down, the durable copy in MariaDB
+ * (`sessions`, keyed by base64url(SHA-256(sid)); webapp/src/shared/session.js writes
+ * it) is read and put back, so a memcached restart signs nobody out.
  */
 final class Session
 {
@@ -42,6 +45,8 @@ final class Session
                     \Memcached::OPT_CONNECT_TIMEOUT => 200,
                     \Memcached::OPT_POLL_TIMEOUT => 500,
                     \Memcached::OPT_TCP_NODELAY => true,
+                    // after a memcached restart, try the server again within a second
+                    \Memcached::OPT_RETRY_TIMEOUT => 1,
                 ]);
                 $mc->addServer($c->memcachedHost, $c->memcachedPort);
             }
@@ -67,15 +72,39 @@ final class Session
         if ($sid === null) {
             return null;
         }
-        $raw = self::memcached($c)->get('sess:' . $sid);
-        if (!is_string($raw)) {
+        $mc = self::memcached($c);
+        $data = self::decode($mc->get('sess:' . $sid));
+        if ($data === null) {
+            $memcachedUp = $mc->getResultCode() === \Memcached::RES_NOTFOUND
+                || $mc->getResultCode() === \Memcached::RES_SUCCESS;
+            // A database error propagates (503): an unreachable store is not a sign-out.
+            $row = Db::run($c, 'SELECT data, TIMESTAMPDIFF(SECOND, UTC_TIMESTAMP(3), expires_at) AS ttl
+                FROM sessions WHERE id = ? AND expires_at > UTC_TIMESTAMP(3)', [self::storeKey($sid)])->fetch();
+            $data = is_array($row) ? self::decode($row['data']) : null;
+            if ($data === null) {
+                return null;
+            }
+            if ($memcachedUp) {
+                $mc->set('sess:' . $sid, (string) $row['data'], max(1, (int) $row['ttl']));
+            }
+        }
+        return new self($data);
+    }
+
+    /** The durable copy's key: base64url(SHA-256(sid)), never the sid itself. */
+    public static function storeKey(string $sid): string
+    {
+        return rtrim(strtr(base64_encode(hash('sha256', $sid, true)), '+/', '-_'), '=');
+    }
+
+    /** @return array<string, mixed>|null */
+    private static function decode(mixed $raw): ?array
+    {
+        if (!is_string($raw) || $raw === '') {
             return null;
         }
         $data = json_decode($raw, true);
-        if (!is_array($data) || !isset($data['uid'], $data['role'])) {
-            return null;
-        }
-        return new self($data);
+        return is_array($data) && isset($data['uid'], $data['role']) ? $data : null;
     }
 
     public function userId(): int

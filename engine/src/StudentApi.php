@@ -60,7 +60,7 @@ final class StudentApi
         return [200, [
             'compiled' => $r['ok'],
             'verdict' => $r['ok'] ? null : Verdict::COMPILATION_ERROR,
-            'messages' => $r['messages'],
+            'messages' => CompileHelp::annotate($this->c, $r['messages'], $code),
             'raw' => Output::text($r['raw']),
             'code_id' => $codeId,
             'from_cache' => $r['from_cache'],
@@ -91,7 +91,7 @@ final class StudentApi
             $res = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'exit_code' => null,
                 'signal' => null, 'signal_name' => null, 'time_ms' => 0, 'memory_kb' => 0];
         } else {
-            $res = $runner->run((string) $cr['binary'], $input, $limits);
+            $res = $runner->run((string) $cr['binary'], $input, $limits, Environments::runArgv($env, Runner::BINARY));
         }
         $runner->release();
         $bound = $this->c->storedOutputBytes;

@@ -29,18 +29,29 @@ after(async () => {
   await client.close();
 });
 
-test('environments.json has the C environment of CONTRACTS.md', () => {
+test('environments.json has the C, C++ and Python 3 environments of CONTRACTS.md', () => {
   const c = envs.find((e) => e.slug === 'c');
   assert.ok(c, 'no environment with slug "c"');
   assert.equal(c.name, 'C (gcc)');
   assert.equal(c.source_ext, '.c');
   assert.equal(c.binary_ext, '');
-  assert.deepEqual(c.compile, ['gcc', '-std=c11', '-O2', '-Wall', '-o', '{binary}', '{source}', '-lm']);
+  assert.deepEqual(c.compile, ['gcc', '{compileargs}', '-fdiagnostics-plain-output', '-o', '{binary}', '{source}', '{linkargs}']);
+  assert.deepEqual([c.compile_args, c.link_args], [['-std=c11', '-O2', '-Wall'], ['-lm']]);
+  assert.deepEqual(envs.map((e) => e.slug), ['c', 'cpp', 'python3']);
+  for (const e of envs) {
+    for (const key of ['compile', 'run', 'limits', 'jobe', 'version_command']) assert.ok(e[key], `${e.slug} lacks ${key}`);
+    assert.ok(e.limits.max_run_time_ms >= e.limits.run_time_ms && e.limits.max_memory_kb >= e.limits.memory_kb, `${e.slug}: maxima above defaults`);
+  }
+});
+
+test("the engine's fallback copy (engine/config) is the same file", () => {
+  const copy = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'engine', 'config', 'environments.json'), 'utf8'));
+  assert.deepEqual(copy, envs);
 });
 
 test('load writes every environment and config, keyed by slug / _id', async () => {
   const { stdout } = await load();
-  assert.match(stdout, /environments: 1 in file, 1 written/);
+  assert.match(stdout, /environments: 3 in file, 3 written/);
   const c = await db.collection('environments').findOne({ _id: 'c' });
   assert.equal(c.slug, 'c');
   assert.deepEqual(c.compile, envs[0].compile);
@@ -59,7 +70,7 @@ test('drift is repaired: changed and unknown documents', async () => {
   await db.collection('environments').insertOne({ _id: 'cobol', slug: 'cobol' });
   await assert.rejects(load('--check'), 'check must fail on drift');
   const { stdout } = await load();
-  assert.match(stdout, /environments: 1 in file, 1 written, 1 removed/);
+  assert.match(stdout, /environments: 3 in file, 1 written, 1 removed/);
   assert.equal((await db.collection('environments').findOne({ _id: 'c' })).name, 'C (gcc)');
   assert.equal(await db.collection('environments').countDocuments({}), envs.length);
 });

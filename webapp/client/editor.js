@@ -1,4 +1,4 @@
-// The exam editor: CodeMirror 6 with C highlighting, autosave (interval, page
+// The exam editor: CodeMirror 6 highlighting the problem's language, autosave (interval, page
 // hidden, before the deadline), manual save, compile with messages linked to
 // lines and gutter markers, run with custom input, evaluate, submit, countdown.
 // Engine routes (/compile, /execute, /evaluate) are on the same origin (HAProxy).
@@ -9,7 +9,9 @@ import { indentWithTab } from '@codemirror/commands';
 import { indentUnit, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { cpp } from '@codemirror/lang-cpp';
+import { python } from '@codemirror/lang-python';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
+import { createSaveClient } from './save-client.mjs';
 
 const AUTOSAVE_MS = 12000;
 
@@ -19,6 +21,8 @@ const data = JSON.parse($('#editor-data').textContent);
 const csrfMeta = document.querySelector('meta[name="csrf-token"]');
 const csrf = () => csrfMeta.content;
 const backupKey = `prutor:code:${data.assignmentId}`;
+// Python's "compile" is a syntax check (the engine byte-compiles it once); C and C++ are compiled
+const isPython = data.env === 'python3';
 let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
 
@@ -68,7 +72,7 @@ const view = new EditorView({
     doc: data.code,
     extensions: [
       basicSetup,
-      cpp(),
+      isPython ? python() : cpp(),
       lintGutter(),
       // ours before basicSetup's (whose Mod-Enter inserts a blank line)
       Prec.highest(keymap.of([
@@ -266,7 +270,9 @@ function onEdit() {
 })();
 
 // ---------- save ----------
-let busyRetry = null; // a save answered 503 with Retry-After is sent again then
+// Transport (client-made id, retries with backoff, Retry-After): save-client.mjs.
+const saveClient = createSaveClient({ url: '/editor/save', csrf, onStatus: (text, kind) => setSaveState(text, kind) });
+
 function save(trigger = 'manual', { keepalive = false } = {}) {
   if (closed) return Promise.resolve(null);
   if (saving) {
@@ -285,7 +291,7 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
   setSaveState(trigger === 'submit' ? 'Submitting…' : 'Saving…', 'busy');
   const btn = trigger === 'submit' ? $('#btn-submit') : (trigger === 'manual' ? $('#btn-save') : null);
   busy(btn, true);
-  saving = post('/editor/save', { assignment_id: data.assignmentId, branch_id: 0, trigger, code: text, base_code_id: baseCodeId }, { keepalive: keepalive && text.length < 60000 })
+  saving = saveClient.save({ assignment_id: data.assignmentId, branch_id: 0, trigger, code: text, base_code_id: baseCodeId }, { keepalive: keepalive && text.length < 60000 })
     .then((r) => {
       lastSaved = text;
       knowVersion(r.code_id);
@@ -308,14 +314,7 @@ function save(trigger = 'manual', { keepalive = false } = {}) {
       else if (e.status === 409) { closeEditor(e.message); setSaveState('Not saved', 'error'); }
       else if (e.status === 401) { setSaveState('Not saved: session ended', 'error'); onSessionLost(trigger); }
       else if (e.status === 403 && e.code === 'csrf') { setSaveState('Not saved', 'error'); banner('This page is out of date. Copy your code if needed and reload the page.', 'error'); }
-      else if (e.status === 503 && Number(e.retryAfter) > 0) {
-        // the server is overloaded or restarting: it says when to come back, so save again then
-        const after = Math.min(Number(e.retryAfter), 60);
-        setSaveState(`Server busy: saving again in ${after} s`, 'busy');
-        clearTimeout(busyRetry);
-        busyRetry = setTimeout(() => { busyRetry = null; save(trigger).catch(() => {}); }, after * 1000);
-      }
-      else setSaveState(`Not saved: ${e.network ? 'no connection' : e.message}`, 'error');
+      else setSaveState(`Not saved${e.attempts > 1 ? ` after ${e.attempts} tries` : ''}: ${e.network ? 'no connection' : e.message} Your code is kept in this browser.`, 'error');
       if (trigger !== 'auto') throw e;
       return null;
     })
@@ -392,13 +391,15 @@ function showMessages(result) {
   const errors = msgs.filter((m) => sevOf(m.severity) === 'error').length;
   const warnings = msgs.filter((m) => sevOf(m.severity) === 'warning').length;
   panel.append(el('p', { class: `verdict ${result.compiled ? 'ok' : 'bad'}`, id: 'compile-verdict' },
-    result.compiled ? 'Compiled successfully' : 'Compilation failed',
+    result.compiled ? (isPython ? 'No syntax errors' : 'Compiled successfully') : (isPython ? 'Syntax error' : 'Compilation failed'),
     el('span', { class: 'muted small' }, ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`)));
   if (msgs.length) {
     panel.append(el('ul', { class: 'messages' }, msgs.map((m) => el('li', { class: `msg sev-${sevOf(m.severity)}` },
       m.line ? el('button', { type: 'button', class: 'lineref', 'data-line': m.line, onclick: () => jumpTo(m.line, m.column) }, `line ${m.line}${m.column ? `:${m.column}` : ''}`) : null,
       el('span', { class: 'sev' }, m.severity || ''),
-      el('span', { class: 'text' }, m.text || '')))));
+      el('span', { class: 'text' }, m.text || ''),
+      // the engine's compile-error help (issue 16): a plainer explanation, when it has one
+      m.help ? el('span', { class: 'help' }, m.help) : null))));
   } else if (!result.compiled && result.raw) {
     panel.append(el('pre', { class: 'raw' }, result.raw));
   }
@@ -410,7 +411,7 @@ async function compile() {
   if (btn.disabled) return;
   busy(btn, true);
   showTab('messages');
-  $('#panel-messages').replaceChildren(el('p', { class: 'muted' }, 'Compiling…'));
+  $('#panel-messages').replaceChildren(el('p', { class: 'muted' }, isPython ? 'Checking the syntax…' : 'Compiling…'));
   try {
     const r = await post('/compile', { assignment_id: data.assignmentId, code: code(), env: data.env });
     showMessages(r);
@@ -419,6 +420,7 @@ async function compile() {
   } finally { busy(btn, false); }
 }
 $('#btn-compile').addEventListener('click', compile);
+if (isPython) $('#btn-compile').textContent = 'Check syntax';
 
 // ---------- run ----------
 const VERDICT = {

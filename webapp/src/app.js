@@ -45,12 +45,14 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.set('etag', false);
   app.locals.maxCodeBytes = cfg.maxCodeBytes;
 
-  const sessions = createSessions({ mc, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure });
-  const limiter = createLoginLimiter({ mc, ...cfg.login });
+  const sessions = createSessions({ mc, db, secret: cfg.sessionSecret, ttl: cfg.sessionTtl, secure: cfg.cookieSecure, log });
+  const limiter = createLoginLimiter({
+    mc, secret: cfg.sessionSecret, secure: cfg.cookieSecure, storeTimeoutMs: cfg.memcached.timeoutMs * 2 + 100, ...cfg.login,
+  });
   const signinGate = createSigninGate(cfg.signin); // admission control for bcrypt (issue 17)
   const deps = {
     cfg, db, mc, telemetry, sessions,
-    accounts: createAccountsService({ db, limiter, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
+    accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
@@ -98,6 +100,9 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
 
   app.use(sessions.middleware);
   app.use(csrfProtection({ exempt: ['/accounts/login'] }));
+  // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
+  // playback, announcements; see src/tools/index.js
+  require('./tools').mountTools(app, deps);
   // Staff side (issue 5): people, problems, events, live, grading, admin; see src/staff/index.js
   require('./staff').mountStaff(app, deps);
 

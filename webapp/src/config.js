@@ -62,11 +62,15 @@ function loadConfig(env = process.env) {
     varDir: path.resolve(str(env, 'PRUTOR_VAR', path.join(REPO, 'var'))),
     maxCodeBytes: int(env, 'MAX_CODE_BYTES', 65536, { min: 1024, max: 16 * 1024 * 1024 }, errors),
     login: {
-      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 10, { min: 1, max: 100000 }, errors),
-      // A whole exam hall often sits behind one NAT address: a typo per student must
-      // not lock the hall out, so the per-address bound is far above the per-account one.
+      // A guesser is stopped per (account, address); the per-account bound (all
+      // addresses) is far higher so it cannot be spent against a student signing in
+      // elsewhere; a whole exam hall often sits behind one NAT address, so the
+      // per-address bound is higher still (accounts/ratelimit.js).
+      maxFailsPerAccountAddress: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT_ADDRESS', 10, { min: 1, max: 100000 }, errors),
+      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 100, { min: 1, max: 1000000 }, errors),
       maxFailsPerAddress: int(env, 'LOGIN_MAX_FAILS_PER_ADDRESS', 1000, { min: 1, max: 1000000 }, errors),
       windowS: int(env, 'LOGIN_WINDOW_S', 900, { min: 10, max: 86400 }, errors),
+      accountWindowS: int(env, 'LOGIN_ACCOUNT_WINDOW_S', 3600, { min: 10, max: 7 * 86400 }, errors),
     },
     bcryptCost: int(env, 'BCRYPT_COST', 10, { min: 4, max: 15 }, errors),
     // sign-in admission per worker (admission/signin.js): bcrypt runs at most this
@@ -94,6 +98,21 @@ function loadConfig(env = process.env) {
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
     queryHeader: bool(env, 'DB_QUERY_HEADER', false, errors),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }, errors),
+    // Exam tools (issue 16): the similarity job's process priority and limits.
+    tools: {
+      // how often each worker rereads which lab lock-downs are in force
+      lockdownRefreshMs: int(env, 'LOCKDOWN_REFRESH_MS', 2000, { min: 200, max: 60000 }, errors),
+      // announcements: how often each worker rereads them, how often exam pages poll
+      announcements: {
+        refreshMs: int(env, 'ANNOUNCE_REFRESH_MS', 1000, { min: 200, max: 60000 }, errors),
+        pollMs: int(env, 'ANNOUNCE_POLL_MS', 10000, { min: 1000, max: 600000 }, errors),
+      },
+      similarity: {
+        niceness: int(env, 'SIMILARITY_NICE', 19, { min: 0, max: 19 }, errors),
+        timeoutS: int(env, 'SIMILARITY_TIMEOUT_S', 1800, { min: 10, max: 86400 }, errors),
+        maxPairs: int(env, 'SIMILARITY_MAX_PAIRS', 200, { min: 1, max: 5000 }, errors),
+      },
+    },
     production,
   };
 

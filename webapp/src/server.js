@@ -167,6 +167,8 @@ function runPrimary() {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
+const SESSION_PURGE_MS = 10 * 60 * 1000;
+
 async function runWorker(localShipper, liveness) {
   const { createDb } = require('./shared/db');
   const { createMemcache } = require('./shared/memcache');
@@ -178,6 +180,9 @@ async function runWorker(localShipper, liveness) {
   const telemetry = createRecorder({ enabled: cfg.telemetry.enabled, localShipper });
   const app = createApp({ cfg, db, mc, telemetry });
   await mc.warm();
+  // The durable session copies expire by time; a worker now and then deletes the old rows.
+  const purge = setInterval(() => { app.locals.deps.sessions.purgeExpired().catch(() => {}); }, SESSION_PURGE_MS + Math.random() * 60000);
+  purge.unref();
 
   const server = http.createServer(app);
   server.keepAliveTimeout = 65000;  // longer than HAProxy's http-keep-alive

@@ -9,7 +9,7 @@ use PHPUnit\Framework\TestCase;
 /**
  * Integration tests against the running engine (through HAProxy when ENGINE_TEST_URL
  * points at it): sessions, CSRF, authorisation, verdicts, query counts, compile once,
- * the hostile suite, admission control and the Jobe API.
+ * the hostile suite and admission control (the Jobe API: JobeTest).
  */
 final class EngineTest extends TestCase
 {
@@ -295,30 +295,6 @@ final class EngineTest extends TestCase
             + ((int) (getenv('ENGINE_QUEUE_WAIT_MS') ?: 3000)) / 1000 + 1.0;
         $this->assertLessThan($bound, $busyMax, '503 comes within the configured queue waits');
         $this->assertHealthyAfter('burst');
-    }
-
-    public function testJobeApi(): void
-    {
-        $f = self::f();
-        $key = (string) (getenv('ENGINE_JOBE_KEYS') ?: '');
-        $h = $key !== '' ? ['X-API-KEY: ' . explode(',', $key)[0]] : [];
-        $l = $f->call('GET', '/jobe/index.php/restapi/languages', null, null, false, null, $h);
-        $this->assertSame(200, $l['status']);
-        $this->assertSame('c', $l['json'][0][0]);
-        $run = static fn (string $src, array $p = []) => $f->call('POST', '/jobe/index.php/restapi/runs',
-            ['run_spec' => ['language_id' => 'c', 'sourcecode' => $src, 'sourcefilename' => 'prog.c', 'input' => '', 'parameters' => $p]], null, false, null, $h);
-        $r = $run("#include <stdio.h>\nint main(void){puts(\"Hello, World!\");return 0;}\n");
-        $this->assertSame(15, $r['json']['outcome'], $r['raw']);
-        $this->assertSame("Hello, World!\n", $r['json']['stdout']);
-        $r = $run("int main(void){ return y; }\n");
-        $this->assertSame(11, $r['json']['outcome']);
-        $this->assertStringContainsString('error', $r['json']['cmpinfo']);
-        $r = $run("int main(void){ for(;;); }\n", ['cputime' => 1]);
-        $this->assertSame(13, $r['json']['outcome']);
-        if ($key !== '') {
-            $bad = $f->call('GET', '/jobe/index.php/restapi/languages', null, null, false, null, ['X-API-KEY: wrong']);
-            $this->assertSame(403, $bad['status']);
-        }
     }
 
     public function testTimingsOfCompileAndCachedExecute(): void

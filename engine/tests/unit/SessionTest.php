@@ -21,6 +21,13 @@ final class SessionTest extends TestCase
         $this->assertSame(self::SID, Session::verify($cookie, 's3cret'));
     }
 
+    public function testDurableCopyKeyIsTheWebappsSha256OfTheSid(): void
+    {
+        // the same vector as webapp/test/unit/session.test.js
+        $this->assertSame('RqIZl4LIgn8KxW9QO-nTnv7pf0CnNrksx9fF-CXP2FE',
+            Session::storeKey('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ'));
+    }
+
     public function testBadSignaturesAreRefused(): void
     {
         $cookie = Session::sign(self::SID, 's3cret');
@@ -45,7 +52,7 @@ final class SessionTest extends TestCase
         $this->assertSame('prutor', $c->dbName);
         $this->assertSame(2000, $c->runLimits['CPU_TIME_MS']);
         $this->assertSame([], $c->jobeKeys);
-        $this->assertSame(['a', 'b'], Config::fromEnv(['ENGINE_JOBE_KEYS' => 'a, b'])->jobeKeys);
+        $this->assertSame(['a' => 600, 'b' => 5], Config::fromEnv(['ENGINE_JOBE_KEYS' => 'a, b:5'])->jobeKeys, 'KEY or KEY:RUNS_PER_HOUR');
     }
 
     public function testBodyParsingAcceptsJsonAndForms(): void

@@ -3,6 +3,8 @@
 const express = require('express');
 const { wantsJson, HttpError } = require('../shared/errors');
 const { requireLogin, safeLocalPath } = require('../shared/auth');
+const { readCookie } = require('../shared/session');
+const { DEVICE_COOKIE } = require('./ratelimit');
 const { loginPage, passwordPage } = require('./views');
 
 module.exports = function accountsRoutes({ accounts, sessions, telemetry }) {
@@ -20,7 +22,9 @@ module.exports = function accountsRoutes({ accounts, sessions, telemetry }) {
     const next = safeLocalPath(body.next) || '/home';
     let user;
     try {
-      user = await accounts.login({ username: body.username, password: body.password, ip: req.ip });
+      user = await accounts.login({
+        username: body.username, password: body.password, ip: req.ip, deviceCookie: readCookie(req.headers.cookie, DEVICE_COOKIE),
+      });
     } catch (err) {
       if (!(err instanceof HttpError) || wantsJson(req)) throw err;
       if (err.retryAfter) res.set('Retry-After', String(err.retryAfter));
@@ -29,6 +33,7 @@ module.exports = function accountsRoutes({ accounts, sessions, telemetry }) {
       })));
     }
     const s = await sessions.create(req, res, user);
+    accounts.rememberDevice(res, user.username);
     telemetry.record({ kind: 'login', user_id: user.id, ok: true });
     if (wantsJson(req)) return res.json({ ok: true, redirect: next, csrf: s.csrf, user: { id: user.id, username: user.username, role: user.role } });
     return res.redirect(302, next);
@@ -52,7 +57,12 @@ module.exports = function accountsRoutes({ accounts, sessions, telemetry }) {
       if (!(err instanceof HttpError) || wantsJson(req)) throw err;
       return res.status(err.status).type('html').send(String(passwordPage(req, { error: err.message })));
     }
-    if (wantsJson(req)) return res.json({ ok: true });
+    // Every session of the user ended with the change, this one included: the browser
+    // that made the change gets a fresh one (a new sid and CSRF token).
+    const { uid, username, name, role, section_id: sectionId } = req.session;
+    req.sessionId = null;
+    const s = await sessions.create(req, res, { id: uid, username, name, role, section_id: sectionId });
+    if (wantsJson(req)) return res.json({ ok: true, csrf: s.csrf });
     return res.redirect(303, '/accounts/password?done=1');
   });
 

@@ -1,5 +1,7 @@
 'use strict';
-// Accounts: sign-in (one query, async bcrypt), change of password.
+// Accounts: sign-in (one query, async bcrypt), change of password. A change of
+// password ends every session of the user (the route starts a fresh one for the
+// browser that made the change).
 const bcrypt = require('bcrypt');
 const { badRequest, unauthorized, forbidden } = require('../shared/errors');
 
@@ -9,13 +11,14 @@ const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.b6qTTo4K7kR7Ph2o5Uv5/w3BbkD6
 const WRONG = 'Wrong username or password.';
 
 // verifyPassword: bcrypt.compare behind the sign-in admission gate (admission/signin.js)
-function createAccountsService({ db, limiter, bcryptCost, verifyPassword = bcrypt.compare }) {
-  async function login({ username, password, ip }) {
+function createAccountsService({ db, limiter, sessions, bcryptCost, verifyPassword = bcrypt.compare }) {
+  // deviceCookie: the browser's prutor.device cookie (ratelimit.js), if any.
+  async function login({ username, password, ip, deviceCookie }) {
     if (typeof username !== 'string' || typeof password !== 'string') throw badRequest('Enter your username and password.');
     username = username.trim();
     if (!username || !password) throw badRequest('Enter your username and password.');
     if (username.length > 64 || password.length > 200) throw unauthorized(WRONG);
-    await limiter.check(username, ip);
+    const attempt = await limiter.check(username, ip, deviceCookie);
     const rows = await db.query(
       'SELECT id, username, password_hash, name, role, section_id, active FROM users WHERE username = ?',
       [username],
@@ -23,11 +26,11 @@ function createAccountsService({ db, limiter, bcryptCost, verifyPassword = bcryp
     const user = rows[0];
     const ok = await verifyPassword(password, user ? user.password_hash : DUMMY_HASH);
     if (!user || !ok) {
-      await limiter.fail(username, ip);
+      await limiter.fail(attempt);
       throw unauthorized(WRONG, { code: 'bad_credentials' });
     }
     if (!user.active) throw forbidden('This account is disabled. Ask your instructor.');
-    await limiter.succeed(username);
+    await limiter.succeed(attempt);
     return user;
   }
 
@@ -45,9 +48,13 @@ function createAccountsService({ db, limiter, bcryptCost, verifyPassword = bcryp
     }
     const hash = await bcrypt.hash(next, bcryptCost);
     await db.query('UPDATE users SET password_hash = ? WHERE id = ?', [hash, userId]);
+    await sessions.revokeUser(userId);
   }
 
-  return { login, changePassword };
+  // Marks the browser that just signed in as a known device of the account.
+  function rememberDevice(res, username) { limiter.issueDevice(res, username); }
+
+  return { login, changePassword, rememberDevice };
 }
 
 module.exports = { createAccountsService };

@@ -50,9 +50,14 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
 // (never a submit) arriving up to lateGraceS after the deadline (the last autosave,
 // a retry) is stored as late work: kept and shown to staff, never graded (rdb view
 // graded_code).
+//
+// Exactly once: a save may carry client_save_id, made by its client and reused by
+// every retry of it (the editor's, HAProxy's resend); the unique key
+// (assignment_id, client_save_id) turns a repeat into ER_DUP_ENTRY, answered with
+// the row stored the first time. autocommit: the answer follows the commit.
 const SAVE_SQL = `
-INSERT INTO code (assignment_id, branch_id, save_trigger, code, save_time)
-SELECT a.id, ?, ?, ?, UTC_TIMESTAMP(3)
+INSERT INTO code (assignment_id, branch_id, save_trigger, code, client_save_id, save_time)
+SELECT a.id, ?, ?, ?, ?, UTC_TIMESTAMP(3)
   FROM assignments a
   JOIN users u          ON u.id = a.user_id
   LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
@@ -72,13 +77,24 @@ const UNLESS_NEWER_SQL = `
 const NEWER_SQL = `SELECT id, save_time FROM code WHERE assignment_id = ? AND id > ?
    AND save_trigger IN ('manual', 'auto', 'submit') ORDER BY id DESC LIMIT 1`;
 
+// Why a save stored nothing; or, for a repeat arriving after the window closed, the
+// row its first attempt stored.
 const WHY_SQL = `
-SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time, UTC_TIMESTAMP(3) AS now_utc
+SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time, UTC_TIMESTAMP(3) AS now_utc,
+       c.id AS repeat_id, c.save_time AS repeat_time, c.save_trigger AS repeat_trigger
   FROM assignments a
   JOIN users u          ON u.id = a.user_id
   LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
   LEFT JOIN schedules s ON s.id = sl.schedule_id
+  LEFT JOIN code c      ON c.assignment_id = a.id AND c.client_save_id = ?
  WHERE a.id = ? AND a.user_id = ?`;
+
+const REPEAT_SQL = `
+SELECT c.id AS repeat_id, c.save_time AS repeat_time, c.save_trigger AS repeat_trigger
+  FROM code c JOIN assignments a ON a.id = c.assignment_id
+ WHERE c.assignment_id = ? AND c.client_save_id = ? AND a.user_id = ?`;
+
+const CLIENT_SAVE_ID_RE = /^[A-Za-z0-9_-]{16,64}$/;
 
 // What an open editor polls for when its event's timing version moves: the
 // student's current window (extensions and closures), the submission, the
@@ -151,6 +167,14 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     };
   }
 
+  // The answer to a repeat: the row its first attempt stored, nothing new written.
+  function repeated(row) {
+    return {
+      ok: true, code_id: row.repeat_id, trigger: row.repeat_trigger, saved_at: new Date(row.repeat_time).toISOString(),
+      submitted: row.repeat_trigger === 'submit', repeat: true,
+    };
+  }
+
   async function save({ userId, ip, fields }) {
     const f = fields || {};
     const assignmentId = positiveId(f.assignment_id, 'assignment_id');
@@ -162,6 +186,13 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     const trigger = f.trigger === undefined || f.trigger === '' ? 'manual' : f.trigger;
     if (typeof trigger !== 'string' || !TRIGGERS.has(trigger)) throw badRequest('trigger must be manual, auto or submit.');
     if (typeof f.code !== 'string') throw badRequest('code is missing.');
+    let clientSaveId = null;
+    if (f.client_save_id !== undefined && f.client_save_id !== '' && f.client_save_id !== null) {
+      if (typeof f.client_save_id !== 'string' || !CLIENT_SAVE_ID_RE.test(f.client_save_id)) {
+        throw badRequest('client_save_id must be 16 to 64 letters, digits, - or _.');
+      }
+      clientSaveId = f.client_save_id;
+    }
     const bytes = Buffer.byteLength(f.code, 'utf8');
     if (bytes > maxCodeBytes) {
       throw tooLarge(`Your code is ${Math.ceil(bytes / 1024)} KiB, over the limit of ${Math.floor(maxCodeBytes / 1024)} KiB. It was not saved; shorten it and save again.`, { code: 'code_too_large' });
@@ -173,9 +204,17 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     }
     const t0 = process.hrtime.bigint();
     const grace = trigger === 'submit' ? 0 : lateGraceS;
-    const result = baseCodeId === null
-      ? await db.query(SAVE_SQL, [branchId, trigger, f.code, assignmentId, userId, grace])
-      : await db.query(SAVE_SQL + UNLESS_NEWER_SQL, [branchId, trigger, f.code, assignmentId, userId, grace, baseCodeId]);
+    let result;
+    try {
+      result = baseCodeId === null
+        ? await db.query(SAVE_SQL, [branchId, trigger, f.code, clientSaveId, assignmentId, userId, grace])
+        : await db.query(SAVE_SQL + UNLESS_NEWER_SQL, [branchId, trigger, f.code, clientSaveId, assignmentId, userId, grace, baseCodeId]);
+    } catch (err) {
+      if (err.code !== 'ER_DUP_ENTRY' || !clientSaveId) throw err;
+      const first = (await db.query(REPEAT_SQL, [assignmentId, clientSaveId, userId]))[0];
+      if (!first) throw err;
+      return repeated(first);
+    }
     if (result.affectedRows === 1) {
       const savedAt = new Date();
       telemetry.record({
@@ -185,7 +224,8 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
       });
       return { ok: true, code_id: result.insertId, trigger, saved_at: savedAt.toISOString(), submitted: trigger === 'submit' };
     }
-    const why = (await db.query(WHY_SQL, [assignmentId, userId]))[0];
+    const why = (await db.query(WHY_SQL, [clientSaveId, assignmentId, userId]))[0];
+    if (why && why.repeat_id) return repeated(why);
     telemetry.record({ kind: 'save', trigger, user_id: userId, assignment_id: assignmentId, bytes, ok: false, reason: why ? 'window' : 'not_found', ip });
     if (!why) throw notFound('No such assignment.');
     const now = new Date(why.now_utc);

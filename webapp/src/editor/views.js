@@ -2,6 +2,7 @@
 const { html, jsonForScript } = require('../shared/html');
 const { layout } = require('../shared/layout');
 const { asset } = require('../shared/assets');
+const { staffAsset } = require('../staff/assets');
 const { time, iso, marks } = require('../shared/format');
 const { renderMarkdown } = require('../shared/markdown');
 
@@ -43,7 +44,8 @@ function editorPage(req, a) {
     bodyClass: 'editorbody',
     skipTo: '#editor',
     skipLabel: 'Skip to the code editor',
-    scripts: [asset('editor.js')],
+    // announcements.js: the exam tools' banner (issue 16), a piece apart from the editor
+    scripts: [asset('editor.js'), staffAsset('announcements.js')],
     body: html`<div class="ed" id="ed" data-kind="${a.kind}">
   <div class="ed-head">
     <nav class="crumbs" aria-label="Breadcrumb">${breadcrumb(a)}</nav>

@@ -90,7 +90,7 @@ function eventPage(req, { d, options, grading, forms = {}, flash, error }) {
 ${head(html`${e.title} <span class="tag tag-${e.type}">${e.type}</span>`,
     html`${e.published_at ? html`<span class="pill ok" id="event-state">published</span> ${time(e.published_at)}` : html`<span class="pill" id="event-state">draft</span> not visible to students`}
  · ${counts.assignments} assignments for ${counts.students} students · ${counts.submitted} submitted${first ? html` · ${started ? (ended ? 'ended' : 'ongoing') : 'starts'} ${time(first)}` : ''}`,
-    html`${e.published_at ? html`<a class="btn" href="/live/${e.id}" id="live-link">Live</a> <a class="btn" href="/grading/events/${e.id}">Grading</a> <a class="btn" href="/events/${e.id}/results.csv" id="export-results">Results CSV</a>` : ''}
+    html`${e.published_at ? html`<a class="btn" href="/live/${e.id}" id="live-link">Live</a> <a class="btn" href="/grading/events/${e.id}">Grading</a> <a class="btn" href="/events/${e.id}/results.csv" id="export-results">Results CSV</a> <a class="btn" href="/tools/events/${e.id}" id="tools-link">Exam tools</a>` : ''}
     ${ui.actionForm(req, `/events/${e.id}/publish`, e.published_at ? 'Publish again' : 'Publish', { cls: 'btn primary', id: 'publish', confirm: e.published_at ? '' : `Publish "${e.title}"? Every student of the scheduled sections gets its questions.` })}
     ${e.published_at && !started ? ui.actionForm(req, `/events/${e.id}/unpublish`, 'Unpublish', { cls: 'btn danger', id: 'unpublish', confirm: 'Unpublish? The students\' assignments of this event are deleted.' }) : ''}`)}
 ${ui.flash('ok', flash)}

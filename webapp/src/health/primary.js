@@ -2,7 +2,8 @@
 // The liveness answer HAProxy checks (issue 17): served by the cluster primary on
 // WEBAPP_HEALTH_PORT, not by the workers. The primary serves no pages, so its answer
 // does not wait behind a saturated worker's queue: a busy webapp stays UP, and only
-// a dead one (no worker alive, or MySQL/memcached unreachable) is taken out.
+// a dead one (no worker alive, or MySQL unreachable; memcached is reported, as
+// degraded only, as in the workers' /healthz) is taken out.
 //
 // "Alive" means a worker's event loop turned within WORKER_STALL_MS: each worker
 // sends a heartbeat over the cluster IPC channel every HEARTBEAT_MS. A loaded event
@@ -14,7 +15,7 @@
 // GET /healthz -> 200 {"status":"ok","workers":{"alive":2,"total":2},"components":{...}}
 //              or 503 with the failing part named (CONTRACTS.md's /healthz shape).
 const http = require('node:http');
-const { checkAll } = require('./checks');
+const { checkAll, DEGRADED_ONLY } = require('./checks');
 
 const HEARTBEAT_MS = 1000;
 const WORKER_STALL_MS = 15000;
@@ -66,7 +67,7 @@ function createLivenessServer({ cfg, cluster = null, stallMs = WORKER_STALL_MS, 
     if (cached && Date.now() - cached.at < cacheMs) return cached.value;
     const components = await checkAll(deps, DEPENDENCY_TIMEOUT_MS);
     const w = workers();
-    const failing = Object.keys(components).filter((n) => components[n].status !== 'ok');
+    const failing = Object.keys(components).filter((n) => components[n].status !== 'ok' && !DEGRADED_ONLY.has(n));
     if (w.alive === 0) failing.unshift('workers');
     const value = {
       code: failing.length ? 503 : 200,

@@ -2,13 +2,14 @@
 // GET /healthz (CONTRACTS.md): 200 {"status":"ok","components":{...}} or 503 with
 // the failing part named. Aggregates MySQL, memcached, MongoDB and the engine
 // (ENGINE_URL/healthz), cached for 1.5 s per worker. GET /healthz?scope=self
-// checks only what this webapp cannot serve a page without (MySQL, memcached),
-// so a busy engine or a stopped MongoDB never fails it (the container's check).
-// HAProxy checks the primary's liveness answer instead (primary.js): a worker's
-// answer waits behind its queue, and a busy worker is not a dead one.
+// checks only what this webapp cannot serve a page without (MySQL; memcached is
+// reported there too, as degraded only), so a busy engine or a stopped MongoDB
+// never fails it (the container's check). HAProxy checks the primary's liveness
+// answer instead (primary.js): a worker's answer waits behind its queue, and a
+// busy worker is not a dead one.
 const express = require('express');
 const { MongoClient } = require('mongodb');
-const { checkAll } = require('./checks');
+const { checkAll, DEGRADED_ONLY } = require('./checks');
 
 const CACHE_MS = 1500;
 
@@ -22,7 +23,15 @@ module.exports = function healthRoutes({ db, mc, cfg }) {
     memcached: () => mc.version().then(() => null),
     mongodb: async () => {
       if (!mongo) mongo = new MongoClient(cfg.mongoUrl, { serverSelectionTimeoutMS: 1500, connectTimeoutMS: 1500, maxPoolSize: 1 });
-      await mongo.db().command({ ping: 1 });
+      try {
+        await mongo.db().command({ ping: 1 });
+      } catch (err) {
+        // a client whose topology closed (MongoDB restarted) never recovers: start afresh next time
+        const old = mongo;
+        mongo = null;
+        old.close().catch(() => {});
+        throw err;
+      }
       return null;
     },
     engine: async () => {
@@ -38,7 +47,7 @@ module.exports = function healthRoutes({ db, mc, cfg }) {
     const hit = cache.get(scope);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
     const results = await checkAll(Object.fromEntries(names.map((n) => [n, checks[n]])), 2000);
-    const failing = names.filter((n) => results[n].status !== 'ok');
+    const failing = names.filter((n) => results[n].status !== 'ok' && !DEGRADED_ONLY.has(n));
     const value = {
       code: failing.length ? 503 : 200,
       body: { status: failing.length ? 'fail' : 'ok', ...(failing.length ? { failing } : {}), components: results, worker: process.pid },

@@ -159,6 +159,9 @@ function createPeopleService({ db, sessions, bcryptCost = 10, hashConcurrency = 
     // the section change refreshes the student's home_view rows (trigger)
     await db.query('UPDATE users SET name = ?, email = ?, role = ?, section_id = ? WHERE id = ?',
       [a.name, a.email || '', a.role, a.section_id, id]);
+    // A session carries the role and section it was opened with: a change of either
+    // ends the user's sessions (they sign in again with the new ones).
+    if (a.role !== user.role || (a.section_id ?? null) !== (user.section_id ?? null)) await sessions.revokeUser(id);
   }
 
   async function resetPassword(actor, id, body) {
@@ -180,7 +183,7 @@ function createPeopleService({ db, sessions, bcryptCost = 10, hashConcurrency = 
     if (!canManage(actor.role, user.role)) throw forbidden('Only an admin can change an admin account.');
     if (id === actor.uid && !active) throw conflict('You cannot deactivate your own account.');
     await db.query('UPDATE users SET active = ? WHERE id = ?', [active ? 1 : 0, id]);
-    if (!active) await sessions.revokeUser(id);
+    await sessions.revokeUser(id);
     return user;
   }
 

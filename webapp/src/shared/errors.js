@@ -31,6 +31,8 @@ function wantsJson(req) {
   return false;
 }
 
+const UNAVAILABLE_RETRY_S = 2;
+
 const TITLES = {
   400: 'Bad request', 401: 'Please sign in', 403: 'Not allowed', 404: 'Not found',
   405: 'Method not allowed', 409: 'Not possible now', 413: 'Too large',
@@ -52,7 +54,8 @@ function normalize(err) {
   if (status && status >= 400 && status < 500) {
     return new HttpError(status, (err.expose && err.message) || TITLES[status] || 'Bad request');
   }
-  if (err && err.unavailable) return unavailable(err.message);
+  // A store restarting is back within seconds: say when to retry (the editor does).
+  if (err && err.unavailable) return unavailable(err.message, { retryAfter: UNAVAILABLE_RETRY_S });
   const e = new HttpError(500, 'Something went wrong on our side. Please retry; if it persists, tell the invigilator.');
   e.cause = err;
   e.expose = false;

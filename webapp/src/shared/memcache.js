@@ -11,45 +11,44 @@ function createMemcache(cfg) {
     idle: 0,               // never drop idle connections
     timeout: cfg.timeoutMs,
     retries: 2,
-    retry: 500,
+    retry: 500,            // after a connection issue, fail fast for 500 ms, then try the server again
     minTimeout: 50,
     maxTimeout: 500,
-    failures: 3,
+    // Never let the client declare the server dead: its "reconnect" path spawns
+    // `ping` (missing in minimal images, refused to non-root users; the spawn error
+    // crashed the worker on a memcached restart). With failures never used up it
+    // stays on the retry path above, forever.
+    failures: 1e9,
     failuresTimeout: 5000,
-    reconnect: 1000,       // retry a dead server every second
+    reconnect: 1000,
     remove: false,
     maxValue: 1048576,
   });
 
+  const unavailable = (cause) => {
+    const e = new Error('The session store is not reachable right now. Please retry in a moment.');
+    e.unavailable = true;
+    e.cause = cause;
+    return e;
+  };
+  // The client can lose the callback of a request in flight when memcached restarts
+  // under it (seen: requests hanging until HAProxy's 60 s timeout). Every operation
+  // therefore ends by this deadline at the latest, as "unavailable".
+  const deadlineMs = cfg.timeoutMs * 2 + 100;
   const p = (fn) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(unavailable(new Error(`no answer within ${deadlineMs} ms`))), deadlineMs);
     fn((err, data) => {
-      if (err) {
-        const e = err instanceof Error ? err : new Error(String(err));
-        e.unavailable = true;
-        e.message = 'The session store is not reachable right now. Please retry in a moment.';
-        e.cause = err;
-        reject(e);
-      } else resolve(data);
+      clearTimeout(timer);
+      if (err) reject(unavailable(err instanceof Error ? err : new Error(String(err))));
+      else resolve(data);
     });
   });
 
   const mc = {
     client,
     get: (key) => p((cb) => client.get(key, cb)),
-    getMulti: (keys) => p((cb) => client.getMulti(keys, cb)),
     set: (key, value, ttl) => p((cb) => client.set(key, value, ttl, cb)),
-    add: (key, value, ttl) => new Promise((resolve, reject) => {
-      client.add(key, value, ttl, (err) => {
-        if (!err) return resolve(true);
-        if (/not stored/i.test(String(err.message || err))) return resolve(false);
-        const e = new Error('The session store is not reachable right now. Please retry in a moment.');
-        e.unavailable = true;
-        reject(e);
-      });
-    }),
     del: (key) => p((cb) => client.del(key, cb)),
-    delMulti: (keys) => Promise.all(keys.map((key) => p((cb) => client.del(key, cb)))),
-    incr: (key, by = 1) => p((cb) => client.incr(key, by, cb)),
     version: () => p((cb) => client.version(cb)),
     // Open the whole pool now: poolSize requests in parallel each take a connection.
     async warm() {

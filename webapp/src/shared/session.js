@@ -1,19 +1,32 @@
 'use strict';
-// Sessions in memcached, in the exact format shared with the PHP engine
-// (CONTRACTS.md "Session"): cookie prutor.sid = <sid>.<sig>, sid = 32 random bytes
-// base64url (43 chars), sig = base64url(HMAC-SHA256(SESSION_SECRET, sid)) without
-// padding; memcached key sess:<sid> holds a JSON string (flags 0); TTL SESSION_TTL_S.
-// usess:<uid> lists a user's live sids (space-separated), so that deactivating an
-// account or resetting its password can end its sessions at once; it is written at
-// login only, never on the request path.
+// Sessions in the exact format shared with the PHP engine (CONTRACTS.md "Session"):
+// cookie prutor.sid = <sid>.<sig>, sid = 32 random bytes base64url (43 chars),
+// sig = base64url(HMAC-SHA256(SESSION_SECRET, sid)) without padding.
+//
+// Two stores. memcached `sess:<sid>` (a JSON string, flags 0, TTL SESSION_TTL_S) is
+// the fast path: one get per request. MariaDB `sessions` is the durable copy, so a
+// memcached restart or eviction signs nobody out: it is written at sign-in and at
+// the rare session changes, read only when memcached misses (or is down), and the
+// row read is put back into memcached. The row is keyed by base64url(SHA-256(sid))
+// and holds the sid only sealed (AES-256-GCM under a key derived from the secret):
+// a copy of the database alone opens no session, yet revocation can still find the
+// memcached entries to delete. Revoking (sign-out, change of role, password or
+// activation) removes both copies.
+//
+// The API other domains use: create(req, res, user), destroy(req, res),
+// update(req, patch), revokeUser(uid, {keep}), listUser(uid), middleware.
 const crypto = require('node:crypto');
 
 const COOKIE = 'prutor.sid';
 const SID_RE = /^[A-Za-z0-9_-]{43}$/;
+// A revoked session read from MariaDB just before its row went can be written back
+// into memcached by a request in flight; a second delete this long after ends it.
+const REVOKE_SECOND_PASS_MS = 2000;
 
 function b64url(buf) { return Buffer.from(buf).toString('base64url'); }
 function newId() { return b64url(crypto.randomBytes(32)); }
 function sign(sid, secret) { return b64url(crypto.createHmac('sha256', secret).update(sid).digest()); }
+function storeKey(sid) { return b64url(crypto.createHash('sha256').update(sid).digest()); }
 
 function cookieValue(sid, secret) { return `${sid}.${sign(sid, secret)}`; }
 
@@ -42,8 +55,42 @@ function readCookie(header, name) {
   return null;
 }
 
-function createSessions({ mc, secret, ttl, secure = false }) {
+function sealer(secret) {
+  const key = crypto.createHmac('sha256', secret).update('prutor session seal v1').digest();
+  return {
+    seal(sid) {
+      const iv = crypto.randomBytes(12);
+      const c = crypto.createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([c.update(sid, 'utf8'), c.final()]);
+      return b64url(Buffer.concat([iv, c.getAuthTag(), body]));
+    },
+    open(sealed) {
+      try {
+        const raw = Buffer.from(String(sealed), 'base64url');
+        const d = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+        d.setAuthTag(raw.subarray(12, 28));
+        const sid = Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+        return SID_RE.test(sid) ? sid : null;
+      } catch { return null; } // sealed under another secret: its memcached copy is unreadable anyway
+    },
+  };
+}
+
+function parseSession(raw) {
+  if (typeof raw !== 'string' || !raw) return null;
+  try {
+    const data = JSON.parse(raw);
+    return data && typeof data === 'object' && data.uid ? data : null;
+  } catch { return null; } // corrupt entry: treated as no session
+}
+
+function createSessions({ mc, db, secret, ttl, secure = false, log = console }) {
+  // Sign-in hooks (the lab lock-down, src/lockdown): `before` may refuse the
+  // sign-in (throw) or end the user's other sessions; `after` sees the new sid.
+  const hooks = { before: [], after: [] };
+  function onCreate(when, fn) { hooks[when].push(fn); }
   const attrs = `Path=/; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  const seal = sealer(secret);
 
   function setCookie(res, sid) {
     res.append('Set-Cookie', `${COOKIE}=${cookieValue(sid, secret)}; ${attrs}; Max-Age=${ttl}`);
@@ -52,28 +99,57 @@ function createSessions({ mc, secret, ttl, secure = false }) {
     res.append('Set-Cookie', `${COOKIE}=; ${attrs}; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT`);
   }
 
-  // Loads req.session (or null). One memcached get per request with a valid cookie.
+  // memcached is the fast path, never the only copy: its failures are logged once a
+  // second at most and otherwise ignored.
+  let lastMcWarning = 0;
+  function mcFailed(what, err) {
+    if (Date.now() - lastMcWarning < 1000) return;
+    lastMcWarning = Date.now();
+    log.error(`[webapp ${process.pid}] memcached ${what} failed (${(err.cause && err.cause.message) || err.message}); sessions are read from MariaDB`);
+  }
+  const remaining = (data) => Math.max(1, (data.created || 0) + ttl - Math.floor(Date.now() / 1000));
+
+  // The durable copy of one session; null when it is gone or expired. A database
+  // error propagates (503): an unreachable store must never look like a sign-out.
+  async function readDurable(sid) {
+    const rows = await db.query(
+      'SELECT data FROM sessions WHERE id = ? AND expires_at > UTC_TIMESTAMP(3)', [storeKey(sid)]);
+    return rows[0] ? parseSession(rows[0].data) : null;
+  }
+
+  // Loads req.session (or null). One memcached get per request with a valid cookie;
+  // a miss costs one primary-key read and puts the session back.
   async function middleware(req, res, next) {
     req.session = null;
     req.sessionId = null;
     const sid = verify(readCookie(req.headers.cookie, COOKIE), secret);
     if (!sid) return next();
-    const raw = await mc.get(`sess:${sid}`);
-    if (typeof raw === 'string' && raw) {
-      try {
-        const data = JSON.parse(raw);
-        if (data && typeof data === 'object' && data.uid) {
-          req.session = data;
-          req.sessionId = sid;
-        }
-      } catch { /* corrupt entry: treated as no session */ }
+    let data = null;
+    let mcUp = true;
+    try {
+      data = parseSession(await mc.get(`sess:${sid}`));
+    } catch (err) { mcUp = false; mcFailed('get', err); }
+    if (!data) {
+      data = await readDurable(sid);
+      if (data && mcUp) await mc.set(`sess:${sid}`, JSON.stringify(data), remaining(data)).catch((err) => mcFailed('set', err));
+    }
+    if (data) {
+      req.session = data;
+      req.sessionId = sid;
     }
     next();
   }
 
-  // A new sid on every login (no fixation); the old one, if any, is deleted.
+  async function end(sid) {
+    await db.query('DELETE FROM sessions WHERE id = ?', [storeKey(sid)]);
+    await mc.del(`sess:${sid}`).catch((err) => mcFailed('del', err));
+  }
+
+  // A new sid on every sign-in (no fixation); the old one, if any, ends. The durable
+  // copy is written first: a session exists once MariaDB has it.
   async function create(req, res, user) {
-    if (req.sessionId) await mc.del(`sess:${req.sessionId}`).catch(() => {});
+    for (const fn of hooks.before) await fn(req, user);
+    if (req.sessionId) await end(req.sessionId);
     const sid = newId();
     const data = {
       uid: user.id,
@@ -84,42 +160,70 @@ function createSessions({ mc, secret, ttl, secure = false }) {
       csrf: newId(),
       created: Math.floor(Date.now() / 1000),
     };
-    await mc.set(`sess:${sid}`, JSON.stringify(data), ttl);
-    await track(user.id, sid);
+    const json = JSON.stringify(data);
+    await db.query(
+      'INSERT INTO sessions (id, user_id, sid_sealed, data, expires_at) VALUES (?, ?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND)',
+      [storeKey(sid), user.id, seal.seal(sid), json, ttl]);
+    await mc.set(`sess:${sid}`, json, ttl).catch((err) => mcFailed('set', err));
     setCookie(res, sid);
     req.session = data;
     req.sessionId = sid;
+    for (const fn of hooks.after) await fn(req, user, sid);
     return data;
   }
 
-  // Adds sid to the user's list, dropping the sids whose sessions have expired.
-  async function track(uid, sid) {
-    const key = `usess:${uid}`;
-    const raw = await mc.get(key);
-    const sids = typeof raw === 'string' ? raw.split(' ').filter((s) => SID_RE.test(s)) : [];
-    const live = sids.length ? await mc.getMulti(sids.map((s) => `sess:${s}`)) : {};
-    const keep = sids.filter((s) => live[`sess:${s}`] !== undefined);
-    keep.push(sid);
-    await mc.set(key, keep.join(' '), ttl);
+  // A rare change to the current session (both copies; the expiry stays).
+  async function update(req, patch) {
+    if (!req.sessionId) throw new Error('sessions.update: no session');
+    const data = { ...req.session, ...patch, uid: req.session.uid, created: req.session.created };
+    const json = JSON.stringify(data);
+    await db.query('UPDATE sessions SET data = ? WHERE id = ?', [json, storeKey(req.sessionId)]);
+    await mc.set(`sess:${req.sessionId}`, json, remaining(data)).catch((err) => mcFailed('set', err));
+    req.session = data;
+    return data;
   }
 
-  // Ends every session of a user (deactivation, password reset by staff).
-  async function revokeUser(uid) {
-    const key = `usess:${uid}`;
-    const raw = await mc.get(key);
-    const sids = typeof raw === 'string' ? raw.split(' ').filter((s) => SID_RE.test(s)) : [];
-    await mc.delMulti([...sids.map((s) => `sess:${s}`), key]);
-    return sids.length;
+  // The user's live sessions, oldest first: [{sid, created, data}].
+  async function listUser(uid) {
+    const rows = await db.query(
+      `SELECT sid_sealed, data, created_at FROM sessions
+        WHERE user_id = ? AND expires_at > UTC_TIMESTAMP(3) ORDER BY created_at`, [uid]);
+    return rows.map((r) => ({ sid: seal.open(r.sid_sealed), created: r.created_at, data: parseSession(r.data) }))
+      .filter((s) => s.sid);
+  }
+
+  // Ends every session of a user (change of role, password or activation), both
+  // copies; `keep` names one sid to spare (none by default). Returns how many ended.
+  async function revokeUser(uid, { keep = null } = {}) {
+    const rows = await db.query('SELECT id, sid_sealed FROM sessions WHERE user_id = ?', [uid]);
+    const spared = keep ? storeKey(keep) : null;
+    const gone = rows.filter((r) => r.id !== spared);
+    if (!gone.length) return 0;
+    await db.query(
+      `DELETE FROM sessions WHERE user_id = ? AND id IN (${gone.map(() => '?').join(',')})`,
+      [uid, ...gone.map((r) => r.id)]);
+    const keys = gone.map((r) => seal.open(r.sid_sealed)).filter(Boolean).map((sid) => `sess:${sid}`);
+    const delAll = () => Promise.all(keys.map((k) => mc.del(k).catch((err) => mcFailed('del', err))));
+    await delAll();
+    setTimeout(delAll, REVOKE_SECOND_PASS_MS).unref();
+    return gone.length;
   }
 
   async function destroy(req, res) {
-    if (req.sessionId) await mc.del(`sess:${req.sessionId}`).catch(() => {});
+    if (req.sessionId) await end(req.sessionId);
     clearCookie(res);
     req.session = null;
     req.sessionId = null;
   }
 
-  return { middleware, create, destroy, revokeUser, setCookie, clearCookie };
+  // Expired rows are never read (every read filters by expires_at); this keeps the
+  // table small. Called by each worker now and then.
+  async function purgeExpired(limit = 5000) {
+    const r = await db.query(`DELETE FROM sessions WHERE expires_at < UTC_TIMESTAMP(3) LIMIT ${Number(limit) | 0}`);
+    return r.affectedRows;
+  }
+
+  return { middleware, create, update, destroy, revokeUser, listUser, purgeExpired, setCookie, clearCookie, onCreate };
 }
 
-module.exports = { createSessions, sign, verify, newId, cookieValue, readCookie, COOKIE };
+module.exports = { createSessions, sign, verify, newId, cookieValue, readCookie, storeKey, sealer, COOKIE };

@@ -101,7 +101,7 @@ function createShipper({ mongoUrl, varDir, batchSize = 500, flushMs = 2000, maxB
       stats.failures++;
       if (stats.lastError !== err.message) log.warn(`[telemetry] shipping failed, will retry: ${err.message}`);
       stats.lastError = err.message;
-      if (coll) { coll = null; client.close().catch(() => {}); client = null; }
+      if (client) { coll = null; client.close().catch(() => {}); client = null; }
       return 0;
     }
   }

@@ -14,7 +14,7 @@ const sha1 = (s) => crypto.createHash('sha1').update(s).digest('hex');
 const addrKey = `rl:addr:${sha1('127.0.0.1')}`;
 
 test.before(async () => { await mc.del(addrKey); });
-test.after(async () => { await mc.del(addrKey); await mc.del(`rl:acct:${sha1('student02')}`); mc.close(); await dbh.close(); });
+test.after(async () => { await mc.del(addrKey); await mc.del(`rl:acctaddr:${sha1('student02')}:${sha1('127.0.0.1')}`); mc.close(); await dbh.close(); });
 
 test('health check answers JSON naming its components', async () => {
   const r = await new Client().get('/healthz');
@@ -109,10 +109,10 @@ test('logout needs the CSRF token, then ends the session', async () => {
   assert.equal((await again.get('/home')).status, 302, 'the old cookie is dead');
 });
 
-test('failed logins are limited per account with a clear message', async () => {
+test('failed logins are limited per account and address with a clear message', async () => {
   const c = new Client();
   const user = `ghost-${Date.now().toString(36)}`;
-  for (let i = 0; i < env.loginMaxFailsPerAccount; i++) {
+  for (let i = 0; i < env.loginMaxFailsPerAccountAddress; i++) {
     const r = await c.post('/accounts/login', { form: { username: user, password: 'wrong-password' } });
     assert.equal(r.status, 401, `attempt ${i + 1}`);
   }
@@ -136,8 +136,16 @@ test('change password: checks the current one, then the new one works', async ()
   assert.equal(short.status, 400);
   const noCsrf = await c.post('/accounts/password', { form: { current: env.password, next: 'another-pass-1', confirm: 'another-pass-1' } });
   assert.equal(noCsrf.status, 403);
+  const other = new Client();
+  await other.login('student19');
   const ok = await c.post('/accounts/password', { form: { _csrf: c.csrf, current: env.password, next: 'another-pass-1', confirm: 'another-pass-1' } });
   assert.equal(ok.status, 303);
+  assert.equal((await other.get('/home')).status, 302, 'a change of password ends the other sessions of the user');
+  const oldCsrf = c.csrf;
+  const page = await c.get('/home');
+  assert.equal(page.status, 200, 'the browser that changed the password keeps a (new) session');
+  c.csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(page.text)[1];
+  assert.notEqual(c.csrf, oldCsrf);
   try {
     const d = new Client();
     assert.equal((await d.post('/accounts/login', { form: { username: 'student19', password: 'another-pass-1' } })).status, 302);
@@ -145,6 +153,6 @@ test('change password: checks the current one, then the new one works', async ()
   } finally {
     const back = await c.post('/accounts/password', { form: { _csrf: c.csrf, current: 'another-pass-1', next: env.password, confirm: env.password }, headers: { accept: 'application/json' } });
     assert.equal(back.status, 200);
-    await mc.del(`rl:acct:${sha1('student19')}`);
+    await mc.del(`rl:acctaddr:${sha1('student19')}:${sha1('127.0.0.1')}`);
   }
 });

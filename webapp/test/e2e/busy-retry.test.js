@@ -54,7 +54,8 @@ test('a busy answer is retried after Retry-After, with a message', { skip: !chro
     await page.keyboard.press('Control+End');
     await page.keyboard.type(`\n// busy-retry ${Date.now().toString(36)}`);
     await page.click('#btn-save');
-    await page.locator('#save-state', { hasText: /Server busy: saving again in 1 s/ }).waitFor({ timeout: 5000 });
+    // the save client (save-client.mjs) says why and when it sends the save again
+    await page.locator('#save-state', { hasText: /busy.*Retrying in 1 s/ }).waitFor({ timeout: 5000 });
     await page.locator('#save-state', { hasText: /^Saved/ }).waitFor({ timeout: 15000 });
     assert.deepEqual(seen, { refused: 1, passed: 1 });
   });

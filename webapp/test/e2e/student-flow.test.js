@@ -9,6 +9,7 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const fs = require('node:fs');
 const { launch, chromiumPath } = require('../helpers/browser');
+const { replaceCode, runWithInput, submit } = require('../helpers/editor');
 
 const BASE = process.env.BASE_URL || 'http://127.0.0.1:8080';
 const USER = process.env.E2E_USER || 'student05';
@@ -61,10 +62,7 @@ test('a student sits the lab in the browser', { skip: !chromiumPath() && 'chromi
   });
 
   await t.test('type code and save it', async () => {
-    await page.click('.cm-content');
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(BROKEN);
+    await replaceCode(page, BROKEN);
     await page.keyboard.press('Control+End');
     await page.keyboard.type(`// e2e ${RUN}`);
     assert.match(await page.locator('#save-state').innerText(), /Unsaved/);
@@ -89,17 +87,10 @@ test('a student sits the lab in the browser', { skip: !chromiumPath() && 'chromi
   });
 
   await t.test('fix it, compile, run with input', async () => {
-    await page.click('.cm-content');
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await page.keyboard.insertText(`${FIXED}// e2e ${RUN}\n`);
+    await replaceCode(page, `${FIXED}// e2e ${RUN}\n`);
     await page.click('#btn-compile');
     await page.locator('#compile-verdict', { hasText: 'Compiled successfully' }).waitFor({ timeout: 60000 });
-    await page.click('#tab-run');
-    await page.fill('#stdin', '40 2\n');
-    await page.click('#btn-run');
-    await page.locator('#run-verdict').waitFor({ timeout: 60000 });
-    assert.equal((await page.locator('#run-stdout').innerText()).trim(), '42');
+    assert.equal(await runWithInput(page, '40 2\n'), '42');
     await shot('04-run');
   });
 
@@ -113,13 +104,7 @@ test('a student sits the lab in the browser', { skip: !chromiumPath() && 'chromi
   });
 
   await t.test('submit', async () => {
-    await page.click('#btn-submit');
-    // The page may already say "Submitted" from an earlier run: wait for this submit's answer.
-    const answered = page.waitForResponse((r) => r.url().endsWith('/editor/save')
-      && /"trigger":"submit"|trigger=submit/.test(r.request().postData() || ''));
-    await page.click('#submit-confirm');
-    assert.equal((await answered).status(), 200);
-    await page.locator('#save-state', { hasText: /^Saved/ }).waitFor({ timeout: 15000 });
+    await submit(page);
     assert.match(await page.locator('#submit-state').innerText(), /^Submitted/);
     await shot('06-submitted');
   });

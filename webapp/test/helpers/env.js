@@ -25,5 +25,7 @@ module.exports = {
   memcached: { host: get('MEMCACHED_HOST', '127.0.0.1'), port: Number(get('MEMCACHED_PORT', '11211')) },
   sessionSecret: get('SESSION_SECRET', ''),
   password: get('DEMO_PASSWORD', 'prutor-demo'),
-  loginMaxFailsPerAccount: Number(get('LOGIN_MAX_FAILS_PER_ACCOUNT', '10')),
+  loginMaxFailsPerAccountAddress: Number(get('LOGIN_MAX_FAILS_PER_ACCOUNT_ADDRESS', '10')),
+  loginMaxFailsPerAccount: Number(get('LOGIN_MAX_FAILS_PER_ACCOUNT', '100')),
+  loginMaxFailsPerAddress: Number(get('LOGIN_MAX_FAILS_PER_ADDRESS', '1000')),
 };

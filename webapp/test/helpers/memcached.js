@@ -39,6 +39,8 @@ function connect({ host, port } = env.memcached) {
       return m ? { flags: Number(m[1]), value: m[3] } : null;
     },
     async del(key) { return (await cmd(`delete ${key}`, /(DELETED|NOT_FOUND)\r\n/)).trim(); },
+    // everything memcached holds is gone, as after its restart
+    async flushAll() { return (await cmd('flush_all', /OK\r\n/)).trim(); },
     close() { sock.end(); },
   };
 }

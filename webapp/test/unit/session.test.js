@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
-const { sign, verify, newId, cookieValue, readCookie } = require('../../src/shared/session');
+const { sign, verify, newId, cookieValue, readCookie, storeKey, sealer } = require('../../src/shared/session');
 
 const SECRET = 'unit-test-secret-0123456789';
 
@@ -44,4 +44,17 @@ test('readCookie finds the cookie among others', () => {
   assert.equal(readCookie('a=1; prutor.sid=abc.def; b=2', 'prutor.sid'), 'abc.def');
   assert.equal(readCookie('a=1', 'prutor.sid'), null);
   assert.equal(readCookie(undefined, 'prutor.sid'), null);
+});
+
+test('the durable copy is keyed by SHA-256 of the sid (the engine computes the same) and holds it only sealed', () => {
+  // the same vector as engine/tests/unit/SessionTest.php
+  assert.equal(storeKey('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ'), 'RqIZl4LIgn8KxW9QO-nTnv7pf0CnNrksx9fF-CXP2FE');
+  const sid = newId();
+  const s = sealer(SECRET);
+  const sealed = s.seal(sid);
+  assert.ok(!sealed.includes(sid));
+  assert.notEqual(s.seal(sid), sealed, 'a fresh nonce each time');
+  assert.equal(s.open(sealed), sid);
+  assert.equal(sealer('another-secret-0123456789').open(sealed), null, 'another secret opens nothing');
+  assert.equal(s.open(`${sealed.slice(0, -2)}AA`), null, 'tampering is detected');
 });

@@ -1,0 +1,102 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Prutor\Engine\Jobe;
+
+use Prutor\Engine\Config;
+use Prutor\Engine\HttpError;
+
+/**
+ * Support files of the Jobe API (PUT/HEAD files/{id}, a run's file_list), kept under
+ * $ENGINE_VAR/jobe-files by id. A cache, as Jobe's is: bounded by ENGINE_JOBE_FILES_MAX_BYTES
+ * in total (least recently used files go first) and ENGINE_JOBE_FILE_MAX_BYTES each;
+ * CodeRunner puts a file again when a run answers 404.
+ */
+final class FileCache
+{
+    private string $dir;
+
+    public function __construct(private readonly Config $c)
+    {
+        $this->dir = $c->engineDir . '/jobe-files';
+    }
+
+    public static function validId(string $id): bool
+    {
+        return strlen($id) >= 8 && strlen($id) <= 64 && ctype_alnum($id);
+    }
+
+    public function has(string $id): bool
+    {
+        return self::validId($id) && is_file($this->dir . '/' . $id);
+    }
+
+    public function get(string $id): ?string
+    {
+        if (!$this->has($id)) {
+            return null;
+        }
+        $path = $this->dir . '/' . $id;
+        $data = @file_get_contents($path);
+        if ($data === false) {
+            return null;
+        }
+        @touch($path);
+        return $data;
+    }
+
+    public function put(string $id, string $base64): void
+    {
+        if (!self::validId($id)) {
+            throw new HttpError(400, 'put: the file id must be 8 to 64 letters and digits');
+        }
+        if (strlen($base64) > intdiv($this->c->jobeFileMaxBytes * 4, 3) + 4) {
+            throw new HttpError(413, 'put: file ' . $id . ' is larger than this server accepts (' . $this->c->jobeFileMaxBytes . ' bytes)');
+        }
+        $contents = base64_decode($base64, true);
+        if ($contents === false) {
+            throw new HttpError(400, 'put: contents of file ' . $id . ' are not valid base-64');
+        }
+        if (strlen($contents) > $this->c->jobeFileMaxBytes) {
+            throw new HttpError(413, 'put: file ' . $id . ' is larger than this server accepts (' . $this->c->jobeFileMaxBytes . ' bytes)');
+        }
+        if (!is_dir($this->dir)) {
+            @mkdir($this->dir, 0700, true);
+        }
+        $this->evict($this->c->jobeFilesMaxBytes - strlen($contents));
+        $tmp = $this->dir . '/.tmp' . getmypid() . '-' . $id;
+        if (@file_put_contents($tmp, $contents) !== strlen($contents) || !@rename($tmp, $this->dir . '/' . $id)) {
+            @unlink($tmp);
+            throw new HttpError(500, 'put: failed to write file ' . $id . ' to cache');
+        }
+    }
+
+    /** Removes the least recently used files until at most $budget bytes remain. */
+    private function evict(int $budget): void
+    {
+        $files = [];
+        $bytes = 0;
+        foreach ((array) @scandir($this->dir) as $f) {
+            if (!is_string($f) || $f[0] === '.') {
+                continue;
+            }
+            $s = @stat($this->dir . '/' . $f);
+            if ($s !== false) {
+                $files[$f] = [$s['mtime'], $s['size']];
+                $bytes += $s['size'];
+            }
+        }
+        if ($bytes <= $budget) {
+            return;
+        }
+        uasort($files, static fn (array $a, array $b): int => $a[0] <=> $b[0]);
+        foreach ($files as $f => [, $size]) {
+            if ($bytes <= $budget) {
+                break;
+            }
+            @unlink($this->dir . '/' . $f);
+            $bytes -= $size;
+        }
+    }
+}

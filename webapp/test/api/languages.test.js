@@ -1,0 +1,59 @@
+'use strict';
+// An instructor writes problems in each language the engine offers (C, C++, Python 3):
+// the problem form offers them, the reference solution of each passes its test cases
+// through the real engine, and a language the engine does not offer is refused.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { TAG, as, postJson } = require('../helpers/staff');
+const dbh = require('../helpers/db');
+
+const SOLUTIONS = {
+  c: '#include <stdio.h>\nint main(void){long a,b;if(scanf("%ld %ld",&a,&b)!=2)return 1;printf("%ld\\n",a*b);return 0;}\n',
+  cpp: '#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a*b<<"\\n";}\n',
+  python3: 'a, b = map(int, input().split())\nprint(a * b)\n',
+};
+
+let instr;
+const made = [];
+test.before(async () => { instr = await as('instructor'); });
+test.after(async () => {
+  for (const id of made) {
+    await dbh.q('DELETE FROM test_cases WHERE problem_id = ?', [id]);
+    await dbh.q('DELETE FROM problems WHERE id = ?', [id]);
+  }
+  await dbh.close();
+});
+
+test('the problem form offers C, C++ and Python 3', async () => {
+  const page = await instr.get('/problems/new');
+  assert.equal(page.status, 200);
+  for (const [slug, label] of [['c', 'C (gcc)'], ['cpp', 'C++ (g++)'], ['python3', 'Python 3']]) {
+    assert.match(page.text, new RegExp(`<option value="${slug}"[^>]*>${label.replace(/[()+]/g, '\\$&')}</option>`));
+  }
+});
+
+for (const env of Object.keys(SOLUTIONS)) {
+  test(`a ${env} problem: its reference solution passes through the engine`, async () => {
+    const p = await postJson(instr, '/problems', {
+      title: `Product ${env} ${TAG}`, category: 'test', statement_md: 'Multiply.', env, template_code: '',
+      solution_code: SOLUTIONS[env], time_limit_ms: '2000', memory_limit_mb: '256', compare_mode: 'trim',
+    });
+    assert.equal(p.status, 201, p.text);
+    made.push(p.json.id);
+    assert.equal((await dbh.q('SELECT env FROM problems WHERE id = ?', [p.json.id]))[0].env, env);
+    for (const [input, out, vis] of [['6 7', '42', 'visible'], ['-3 5', '-15', 'hidden']]) {
+      assert.equal((await postJson(instr, `/problems/${p.json.id}/tests`, { input, expected_output: out, visibility: vis, weight: '1' })).status, 201);
+    }
+    const r = await postJson(instr, `/problems/${p.json.id}/check`, {});
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.verdict, 'accepted', r.text);
+    assert.equal(r.json.passed, 2);
+  });
+}
+
+test('a language the engine does not offer is refused', async () => {
+  const r = await postJson(instr, '/problems', {
+    title: `Cobol ${TAG}`, statement_md: 'x', env: 'cobol', solution_code: 'x', time_limit_ms: '1000', memory_limit_mb: '64',
+  });
+  assert.equal(r.status, 400, r.text);
+});
