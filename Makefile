@@ -48,7 +48,7 @@ load-data: ## create USERS load-test students with a published exam (REMOVE=1 de
 bench: ## one JMeter run (PLAN=webapp|engine|combined USERS=... RAMPUP ITERATIONS THINK): the thesis' table
 	@$(PRUTOR) run jmeter-plans/bench.sh
 
-capacity: ## raise the users until errors or the 99% line cross a threshold (PLAN=...)
+capacity: ## at the thesis' arrival rate (21 logins/s, 5 iterations): raise the users until a threshold is crossed (PLAN=...)
 	@$(PRUTOR) run jmeter-plans/capacity.sh
 
 bench-engine: ## the gcc floor and the engine through HAProxy (fresh and cached, concurrency 1 and 2) as ratios

@@ -79,11 +79,15 @@ started=$(date -u +%Y-%m-%dT%H:%M:%SZ); t0=$(date +%s)
 echo "run $run: $PLAN, $USERS users (webapp $webapp_users, engine $engine_users), ramp-up ${RAMPUP}s," \
      "$ITERATIONS iterations, think ${THINK}ms, http://$HOST:$PORT -> $out"
 
+# httpclient4.idletimeout: JMeter drops a keep-alive connection idle for 5 s itself, before
+# HAProxy's http-keep-alive timeout (10 s) does; otherwise a request sent just as HAProxy
+# closes the idle connection fails with NoHttpResponseException (browsers resend such a
+# request, JMeter does not), which a starved JMeter thread made happen in overloaded runs.
 # shellcheck disable=SC2086
 java -Xms256m -Xmx"$JMETER_HEAP" -XX:+UseG1GC -jar "$JM_JAR" -n -t "$plan_file" \
   -Jhost="$HOST" -Jport="$PORT" -Jusers="$USERS" -Jwebapp_users="$webapp_users" -Jengine_users="$engine_users" \
   -Jrampup="$RAMPUP" -Jiterations="$ITERATIONS" -Jthink="$THINK" -Jcsv="$LOAD_CSV" \
-  -Jsample_variables=code_id,variant -Jsummariser.interval=30 -Jrun_id="$run" \
+  -Jsample_variables=code_id,variant -Jsummariser.interval=30 -Jrun_id="$run" -Jhttpclient4.idletimeout=5000 \
   -l "$out/results.csv" -j "$out/jmeter.log" -e -o "$out/dashboard" ${JMETER_ARGS:-} &
 jpid=$!
 python3 "$PLANS_DIR/bench/cpu_sampler.py" --out "$out/cpu.json" --jmeter-pid "$jpid" &

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Capacity search: runs bench.sh with more and more users (ramp-up proportional to
-# the users) until the login error % or the 99% line of all requests crosses its
-# threshold (or the error % of all requests does, or a save is lost: a login that
-# succeeds but whose session is lost later is a failure too), then narrows down between the last passing and the
-# first failing load, and prints the largest passing load with its table.
+# Capacity search at the thesis' arrival rate: runs bench.sh with more and more users
+# until the login error % or the 99% line of all requests crosses its threshold (or the
+# error % of all requests does, or a save is lost: a login that succeeds but whose
+# session is lost later is a failure too), then narrows down between the last passing
+# and the first failing load, and prints the largest passing load with its table.
+#
+# The arrival rate is the thesis' table 3.19 by default: 3,000 users logged in over
+# about 141 s (21.3 logins/s, RAMP_PER_USER=0.047 s per user) and five iterations of
+# the workload with a 2 s think time (498 requests/s there). A gentler ramp
+# (e.g. RAMP_PER_USER=0.1 and ITERATIONS=1: ~104 requests/s) is not comparable.
 #
 #   PLAN=webapp ./capacity.sh                  (what `make capacity` runs)
 #
-# Env (defaults): PLAN (webapp), START users (webapp 100, engine 10, combined 50),
-# FACTOR growth per step (2), MAX users (webapp 3000, engine 1000, combined 2000),
-# REFINE bisection steps after the first failure (2), RAMP_PER_USER seconds of ramp-up
-# per user (0.1), MAX_LOGIN_ERR % (1.0), MAX_ERR % of all requests (1.0), MAX_P99 ms (webapp 10000, engine/combined
+# Env (defaults): PLAN (webapp), START users (webapp 3000: the thesis' load first,
+# engine 10, combined 50), FACTOR growth per step (webapp 1.25, else 2), MAX users
+# (webapp 5000, engine 1000, combined 2000), REFINE bisection steps after the first
+# failure (2), RAMP_PER_USER seconds of ramp-up per user (0.047), MAX_LOGIN_ERR %
+# (1.0), MAX_ERR % of all requests (1.0), MAX_P99 ms (webapp 10000, engine/combined
 # 30000), ITERATIONS (5), THINK (2000), COOLDOWN seconds between steps (10), plus
 # whatever bench.sh reads (HOST, PORT, ENGINE_SHARE, JMETER_HEAP...).
 # Output: $RESULTS_DIR/capacity-<plan>-<time>/ with one bench run per step and
@@ -20,16 +26,18 @@ set -euo pipefail
 
 PLAN=${PLAN:-webapp}
 case "$PLAN" in
-  webapp)   d_start=100; d_max=3000; d_p99=10000 ;;
-  engine)   d_start=10;  d_max=1000; d_p99=30000 ;;
-  combined) d_start=50;  d_max=2000; d_p99=30000 ;;
+  webapp)   d_start=3000; d_max=5000; d_factor=1.25; d_p99=10000 ;;
+  engine)   d_start=10;   d_max=1000; d_factor=2;    d_p99=30000 ;;
+  combined) d_start=50;   d_max=2000; d_factor=2;    d_p99=30000 ;;
   *) die "PLAN must be webapp, engine or combined" ;;
 esac
 START=${START:-$d_start}
 MAX=${MAX:-$d_max}
-FACTOR=${FACTOR:-2}
+FACTOR=${FACTOR:-$d_factor}
 REFINE=${REFINE:-2}
-RAMP_PER_USER=${RAMP_PER_USER:-0.1}
+# the thesis' table 3.19: 3,000 logins in ~141 s
+THESIS_RAMP_PER_USER=0.047
+RAMP_PER_USER=${RAMP_PER_USER:-$THESIS_RAMP_PER_USER}
 MAX_LOGIN_ERR=${MAX_LOGIN_ERR:-1.0}
 MAX_ERR=${MAX_ERR:-1.0}
 MAX_P99=${MAX_P99:-$d_p99}
@@ -45,6 +53,13 @@ cap="$RESULTS_ROOT/$dir_name"
 mkdir -p "$cap"
 echo "capacity search for $PLAN: from $START users x$FACTOR up to $MAX, then $REFINE refinements;" \
      "pass = login error % <= $MAX_LOGIN_ERR, 99% line <= $MAX_P99 ms, all errors <= $MAX_ERR %, no save lost"
+rate=$(python3 -c "print('%.1f' % (1 / $RAMP_PER_USER))")
+if [ "$RAMP_PER_USER" = "$THESIS_RAMP_PER_USER" ] && [ "$ITERATIONS" = 5 ] && [ "$THINK" = 2000 ]; then
+  echo "arrival rate: the thesis' (table 3.19): $rate logins/s (ramp-up ${RAMP_PER_USER}s per user), $ITERATIONS iterations, think ${THINK}ms"
+else
+  echo "arrival rate: $rate logins/s (ramp-up ${RAMP_PER_USER}s per user), $ITERATIONS iterations, think ${THINK}ms;" \
+       "NOT the thesis' (0.047 s per user, 5 iterations, 2000 ms): not comparable with its table 3.19"
+fi
 
 # load users for the largest step once (each bench run then reuses them)
 USERS=$MAX "$PLANS_DIR/load-data.sh" >/dev/null || exit 2
@@ -67,7 +82,7 @@ import json, sys
 try:
     s = json.load(open(sys.argv[1]))
 except (OSError, ValueError):
-    print("fail\t-\t-\t-\t-\t-\tno summary (bench exit %s)" % sys.argv[2]); sys.exit()
+    print("fail\t-\t-\t-\t-\t-\t-\t-\tno summary (bench exit %s)" % sys.argv[2]); sys.exit()
 t = s.get("total") or {}
 le = s.get("login_error_pct")
 le = 100.0 if le is None else le
@@ -79,11 +94,15 @@ if p99 > $MAX_P99: why.append("99%% line %d ms > $MAX_P99" % p99)
 if t.get("error_pct", 100) > $MAX_ERR: why.append("errors %.2f%% > $MAX_ERR%%" % t.get("error_pct", 100))
 if lost: why.append("saves lost or unacknowledged")
 print("\t".join(["fail" if why else "pass", "%.3f" % le, "%.3f" % t.get("error_pct", 100), str(p99),
-                 "%.0f" % t.get("average_ms", 0), "%.1f" % t.get("throughput_per_s", 0), "; ".join(why) or "ok"]))
+                 "%.0f" % t.get("average_ms", 0), "%.1f" % t.get("throughput_per_s", 0),
+                 # how quiet the host was (other stacks share it): other processes' cores, max 1-min load
+                 "%.2f" % s.get("cpu", {}).get("others", {}).get("avg_cores", -1),
+                 "%.1f" % s.get("cpu", {}).get("loadavg_1m", {}).get("max", -1),
+                 "; ".join(why) or "ok"]))
 EOF
 )
   printf '%s\t%s\n' "$u" "$verdict" >> "$steps_file"
-  echo "=> $u users: $(echo "$verdict" | cut -f1,7)"
+  echo "=> $u users: $(echo "$verdict" | cut -f1,9)"
   sleep "$COOLDOWN"
   [ "$(echo "$verdict" | cut -f1)" = pass ]
 }
@@ -108,17 +127,19 @@ fi
 
 echo
 echo "=== capacity of $PLAN on this machine ($(nproc) cores) ==="
-printf '%-7s %-5s %9s %9s %9s %9s %11s  %s\n' users pass "login err" "err %" "99% line" average throughput reason
-sort -n "$steps_file" | while IFS=$'\t' read -r u v le te p99 avg thr why; do
-  printf '%-7s %-5s %8s%% %8s%% %9s %9s %9s/s  %s\n' "$u" "$v" "$le" "$te" "$p99" "$avg" "$thr" "$why"
+printf '%-7s %-5s %9s %9s %9s %9s %11s %7s %5s  %s\n' users pass "login err" "err %" "99% line" average throughput others load reason
+sort -n "$steps_file" | while IFS=$'\t' read -r u v le te p99 avg thr oth la why; do
+  printf '%-7s %-5s %8s%% %8s%% %9s %9s %9s/s %7s %5s  %s\n' "$u" "$v" "$le" "$te" "$p99" "$avg" "$thr" "$oth" "$la" "$why"
 done
+echo "(others: average cores used by other processes on the host during the step; load: highest 1-minute load average)"
 python3 - "$steps_file" "$cap/capacity.json" "$PLAN" "$best" <<EOF
 import json, sys
 steps = []
 for line in open(sys.argv[1]):
-    u, v, le, te, p99, avg, thr, why = line.rstrip("\n").split("\t")
+    u, v, le, te, p99, avg, thr, oth, la, why = line.rstrip("\n").split("\t")
     steps.append({"users": int(u), "pass": v == "pass", "login_error_pct": le, "error_pct": te,
-                  "p99_ms": p99, "average_ms": avg, "throughput_per_s": thr, "reason": why})
+                  "p99_ms": p99, "average_ms": avg, "throughput_per_s": thr,
+                  "other_processes_cores": oth, "max_loadavg_1m": la, "reason": why})
 json.dump({"plan": sys.argv[3], "largest_passing_users": int(sys.argv[4]),
            "thresholds": {"max_login_error_pct": $MAX_LOGIN_ERR, "max_p99_ms": $MAX_P99, "max_error_pct": $MAX_ERR},
            "iterations": $ITERATIONS, "think_ms": $THINK, "ramp_per_user_s": $RAMP_PER_USER,

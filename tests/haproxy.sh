@@ -29,7 +29,7 @@ node "$ROOT/tests/fake-backend.js" webapp "$WEB" 0 >"$tmp/web.log" 2>&1 & pids+=
 node "$ROOT/tests/fake-backend.js" engine "$ENG" 1500 >"$tmp/eng.log" 2>&1 & pids+=($!)
 
 env HAPROXY_PORT="$FRONT" HAPROXY_STATS_PORT="$STATS" HAPROXY_RUN_DIR="$tmp" \
-    WEBAPP_HOST=127.0.0.1 WEBAPP_PORT="$WEB" ENGINE_HOST=127.0.0.1 ENGINE_PORT="$ENG" \
+    WEBAPP_HOST=127.0.0.1 WEBAPP_PORT="$WEB" WEBAPP_HEALTH_PORT="$WEB" ENGINE_HOST=127.0.0.1 ENGINE_PORT="$ENG" \
     ENGINE_MAXCONN=1 ENGINE_MAXQUEUE=1 ENGINE_TIMEOUT_QUEUE=1s HAPROXY_CHECK_INTER=200ms \
   haproxy -W -db -f "$ROOT/haproxy/haproxy.cfg" >"$tmp/access.log" 2>"$tmp/haproxy.err" & pids+=($!)
 

@@ -6,6 +6,7 @@
 #   1. stack up           bin/prutor up
 #   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t
 #   3. haproxy behaviour  tests/haproxy.sh (routing, admission control, errors, logs)
+#      overload           tests/overload.sh (a busy webapp stays UP; fast 503s with Retry-After)
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
 #   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
@@ -70,6 +71,7 @@ else
   skip static-apache "engine/render-config.sh missing"
 fi
 suite haproxy bash tests/haproxy.sh
+suite overload bash tests/overload.sh
 suite rdb bash rdb/test.sh
 for d in "${FOLDERS[@]}"; do
   if [ -f "$d/test.sh" ]; then

@@ -183,6 +183,11 @@ class Sampler:
         self.started = True
 
 
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
@@ -198,6 +203,7 @@ def main():
     m0 = mb = machine()
     s.sample(0)
     mpeak = 0.0
+    loads = [loadavg()]
     while not stop:
         time.sleep(a.interval)
         now = time.monotonic()
@@ -206,6 +212,7 @@ def main():
         if m[1] > mb[1]:
             mpeak = max(mpeak, (m[0] - mb[0]) / (m[1] - mb[1]) * NCPU)
         mb, last = m, now
+        loads.append(loadavg())
     wall = max(time.monotonic() - t0, 1e-6)
     m1 = machine()
     out = {"wall_s": round(wall, 2), "cores": NCPU, "interval_s": a.interval, "components": {}}
@@ -223,6 +230,11 @@ def main():
     busy = (m1[0] - m0[0]) / max(m1[1] - m0[1], 1)
     out["machine"] = {"avg_busy_pct": round(100 * busy, 1), "avg_cores": round(busy * NCPU, 2),
                       "peak_cores": round(mpeak, 2)}
+    # How quiet the host was: everything on it that is not this stack or JMeter
+    # (other checkouts' stacks and suites share the cores), and the 1-minute load.
+    ours = sum(c["cpu_s"] for c in out["components"].values()) / wall
+    out["others"] = {"avg_cores": round(max(0.0, busy * NCPU - ours), 2)}
+    out["loadavg_1m"] = {"start": loads[0], "max": max(loads), "end": loads[-1]}
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)
 

@@ -161,6 +161,11 @@ def main():
                 print(f"  {comp:<12} {c['cpu_s']:>8.1f} {c['avg_cores']:>10.2f} {c['peak_cores']:>6.2f}  {procs}")
             m = cpu["machine"]
             print(f"  {'machine':<12} {'':>8} {m['avg_cores']:>10.2f} {m['peak_cores']:>6.2f}  ({m['avg_busy_pct']}% busy)")
+            if "others" in cpu:
+                print(f"  {'others':<12} {'':>8} {cpu['others']['avg_cores']:>10.2f} {'':>6}  (not this stack nor JMeter: other work on the host)")
+            if "loadavg_1m" in cpu:
+                la = cpu["loadavg_1m"]
+                print(f"  host load average (1 min): {la['start']:.2f} at start, {la['max']:.2f} at most, {la['end']:.2f} at the end")
 
     # nothing lost under load
     rc = 0

@@ -34,6 +34,60 @@
     tick();
     setInterval(tick, 1000);
   }
+  // The sign-in form posts through fetch so that a 503 "busy" (the server's sign-in
+  // queue is full, or it is restarting) is retried by itself after Retry-After
+  // seconds, with the password still in the field; without script the form posts
+  // as usual and the page says when to retry.
+  function signInRetries() {
+    var form = document.querySelector('form.login-card');
+    if (!form || !window.fetch || !window.URLSearchParams) return;
+    var button = form.querySelector('button[type="submit"]');
+    var waiting = null;
+    function say(text, kind) {
+      var p = form.querySelector('#login-error');
+      if (!p) {
+        p = document.createElement('p');
+        p.id = 'login-error';
+        form.querySelector('h2').after(p);
+      }
+      p.className = 'flash ' + kind;
+      p.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+      p.textContent = text;
+    }
+    function retryIn(seconds, why) {
+      var left = seconds;
+      (function tick() {
+        if (left <= 0) { waiting = null; send(); return; }
+        say(why + ' Trying again in ' + left + ' s\u2026', 'info');
+        left -= 1;
+        waiting = setTimeout(tick, 1000);
+      })();
+    }
+    function send() {
+      button.disabled = true;
+      fetch(form.action, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(new FormData(form)),
+      }).then(function (res) {
+        return res.json().catch(function () { return {}; }).then(function (body) {
+          if (res.ok && body.redirect) { location.assign(body.redirect); return; }
+          var after = parseInt(res.headers.get('Retry-After'), 10);
+          if (res.status === 503 && after > 0) {
+            retryIn(Math.min(after, 60), 'Many students are signing in at once.');
+            return;
+          }
+          button.disabled = false;
+          say(body.error || 'Signing in failed (the server answered ' + res.status + ').', 'error');
+        });
+      }, function () { form.submit(); }); // no connection: fall back to the plain form post
+    }
+    form.addEventListener('submit', function (ev) {
+      ev.preventDefault();
+      if (!waiting) send();
+    });
+  }
   // Dark mode and text size, remembered in the cookie prutor.prefs (the server
   // draws the next page in them from the first paint; see src/shared/layout.js).
   var FONT_STEPS = ['90', '100', '115', '130', '150'];
@@ -65,5 +119,5 @@
       document.body.classList.toggle('menu-open', open);
     });
   }
-  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); });
+  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); signInRetries(); });
 })();

@@ -19,6 +19,7 @@ const { addNavItem } = require('./shared/nav');
 const assets = require('./shared/assets');
 
 const { createLoginLimiter } = require('./accounts/ratelimit');
+const { createSigninGate } = require('./admission/signin');
 const { createAccountsService } = require('./accounts/service');
 const { createHomeService } = require('./home/service');
 const { createCodebookService } = require('./codebook/service');
@@ -48,9 +49,10 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   const limiter = createLoginLimiter({
     mc, secret: cfg.sessionSecret, secure: cfg.cookieSecure, storeTimeoutMs: cfg.memcached.timeoutMs * 2 + 100, ...cfg.login,
   });
+  const signinGate = createSigninGate(cfg.signin); // admission control for bcrypt (issue 17)
   const deps = {
     cfg, db, mc, telemetry, sessions,
-    accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost }),
+    accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
@@ -105,6 +107,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   require('./staff').mountStaff(app, deps);
 
   app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
+  app.post('/accounts/login', signinGate.middleware);
   app.use('/accounts', require('./accounts/routes')(deps));
   app.use('/home', require('./home/routes')(deps));
   app.use('/codebook', require('./codebook/routes')(deps));

@@ -36,6 +36,8 @@ function loadConfig(env = process.env) {
   const cfg = {
     port: int(env, 'WEBAPP_PORT', 3000, { min: 1, max: 65535 }, errors),
     host: str(env, 'WEBAPP_HOST', '127.0.0.1'),
+    // the primary's liveness answer for HAProxy (health/primary.js); default: the next port
+    healthPort: int(env, 'WEBAPP_HEALTH_PORT', 0, { min: 1, max: 65535 }, errors),
     workers: int(env, 'WEB_WORKERS', os.availableParallelism ? os.availableParallelism() : os.cpus().length, { min: 0, max: 256 }, errors),
     db: {
       host: str(env, 'DB_HOST', '127.0.0.1'),
@@ -71,6 +73,13 @@ function loadConfig(env = process.env) {
       accountWindowS: int(env, 'LOGIN_ACCOUNT_WINDOW_S', 3600, { min: 10, max: 7 * 86400 }, errors),
     },
     bcryptCost: int(env, 'BCRYPT_COST', 10, { min: 4, max: 15 }, errors),
+    // sign-in admission per worker (admission/signin.js): bcrypt runs at most this
+    // many at once; the rest queue up to an estimated wait, then get 503 + Retry-After
+    signin: {
+      concurrency: int(env, 'SIGNIN_CONCURRENCY', 1, { min: 1, max: 64 }, errors),
+      maxWaitMs: 1000 * int(env, 'SIGNIN_MAX_WAIT_S', 30, { min: 1, max: 600 }, errors),
+      maxQueue: int(env, 'SIGNIN_MAX_QUEUE', 500, { min: 0, max: 100000 }, errors),
+    },
     telemetry: {
       enabled: bool(env, 'TELEMETRY', true, errors),
       batchSize: int(env, 'TELEMETRY_BATCH', 500, { min: 1, max: 10000 }, errors),
@@ -107,6 +116,8 @@ function loadConfig(env = process.env) {
     production,
   };
 
+  if (!cfg.healthPort) cfg.healthPort = cfg.port < 65535 ? cfg.port + 1 : 0;
+  if (!cfg.healthPort || cfg.healthPort === cfg.port) errors.push(`WEBAPP_HEALTH_PORT must be a port other than WEBAPP_PORT (${cfg.port})`);
   if (!cfg.sessionSecret) errors.push('SESSION_SECRET is required (CONTRACTS.md: generated once into var/prutor.env)');
   else if (cfg.sessionSecret.length < 16) errors.push('SESSION_SECRET must be at least 16 characters');
   if (!/^mongodb(\+srv)?:\/\//.test(cfg.mongoUrl)) errors.push(`MONGO_URL must start with mongodb:// (got "${cfg.mongoUrl}")`);

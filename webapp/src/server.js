@@ -27,6 +27,17 @@ function startShipper() {
   return shipper;
 }
 
+// HAProxy's health check target (health/primary.js): answered here, never behind a worker's queue.
+function startLiveness(clusterRef) {
+  const { createLivenessServer } = require('./health/primary');
+  const liveness = createLivenessServer({ cfg, cluster: clusterRef });
+  liveness.listen().catch((err) => {
+    console.error(`[webapp] cannot listen for health checks on ${cfg.host}:${cfg.healthPort}: ${err.message}`);
+    process.exit(1);
+  });
+  return liveness;
+}
+
 function startGrader() {
   const grader = require('./exam/grader').createGrader({ cfg });
   grader.start();
@@ -35,6 +46,7 @@ function startGrader() {
 
 function runPrimary() {
   const shipper = startShipper();
+  const liveness = startLiveness(cluster);
   const grader = startGrader();
   let stopping = false;
   const restarts = [];
@@ -42,7 +54,11 @@ function runPrimary() {
 
   const fork = () => {
     const w = cluster.fork();
-    w.on('message', (m) => { if (m && m.type === 'telemetry' && m.event) shipper.push(m.event); });
+    liveness.watch(w);
+    w.on('message', (m) => {
+      if (!m || m.type !== 'telemetry') return;
+      for (const event of Array.isArray(m.events) ? m.events : [m.event]) if (event) shipper.push(event);
+    });
     return w;
   };
   for (let i = 0; i < cfg.workers; i++) fork();
@@ -143,7 +159,7 @@ function runPrimary() {
       const check = () => (Object.keys(cluster.workers).length === 0 ? resolve() : setTimeout(check, 50));
       check();
     });
-    await Promise.allSettled([shipper.stop(), grader.stop()]);
+    await Promise.allSettled([shipper.stop(), grader.stop(), liveness.close()]);
     console.log('[webapp] stopped');
     process.exit(0);
   };
@@ -153,7 +169,7 @@ function runPrimary() {
 
 const SESSION_PURGE_MS = 10 * 60 * 1000;
 
-async function runWorker(localShipper) {
+async function runWorker(localShipper, liveness) {
   const { createDb } = require('./shared/db');
   const { createMemcache } = require('./shared/memcache');
   const { createRecorder } = require('./telemetry/recorder');
@@ -187,7 +203,8 @@ async function runWorker(localShipper) {
     const force = setTimeout(() => process.exit(0), cfg.shutdownGraceMs);
     force.unref();
     server.close(async () => {
-      await Promise.allSettled([db.close(), Promise.resolve(mc.close())]);
+      telemetry.flush(); // what the last requests recorded, before the IPC channel closes
+      await Promise.allSettled([db.close(), Promise.resolve(mc.close()), liveness && liveness.close()]);
       if (localShipper) await localShipper.stop().catch(() => {});
       process.exit(0);
     });
@@ -198,6 +215,7 @@ async function runWorker(localShipper) {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   if (cluster.isWorker) {
+    require('./health/primary').startHeartbeat();
     process.on('disconnect', () => {
       // Retired by a tuning reload (or the primary is gone): the listening handle is already closed.
       // Keep answering on the open keep-alive connections, each answer with Connection: close, for
@@ -217,8 +235,9 @@ process.on('unhandledRejection', (err) => {
 if (cluster.isPrimary && cfg.workers > 0) {
   runPrimary();
 } else {
+  // WEB_WORKERS=0: one process serves pages and answers the health check itself
   const local = cluster.isPrimary ? startShipper() : null;
-  runWorker(local).catch((err) => {
+  runWorker(local, cluster.isPrimary ? startLiveness(null) : null).catch((err) => {
     console.error(`[webapp] ${process.pid} failed to start: ${err.stack || err}`);
     process.exit(1);
   });

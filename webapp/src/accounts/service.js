@@ -10,7 +10,8 @@ const { badRequest, unauthorized, forbidden } = require('../shared/errors');
 const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.b6qTTo4K7kR7Ph2o5Uv5/w3BbkD6';
 const WRONG = 'Wrong username or password.';
 
-function createAccountsService({ db, limiter, sessions, bcryptCost }) {
+// verifyPassword: bcrypt.compare behind the sign-in admission gate (admission/signin.js)
+function createAccountsService({ db, limiter, sessions, bcryptCost, verifyPassword = bcrypt.compare }) {
   // deviceCookie: the browser's prutor.device cookie (ratelimit.js), if any.
   async function login({ username, password, ip, deviceCookie }) {
     if (typeof username !== 'string' || typeof password !== 'string') throw badRequest('Enter your username and password.');
@@ -23,7 +24,7 @@ function createAccountsService({ db, limiter, sessions, bcryptCost }) {
       [username],
     );
     const user = rows[0];
-    const ok = await bcrypt.compare(password, user ? user.password_hash : DUMMY_HASH);
+    const ok = await verifyPassword(password, user ? user.password_hash : DUMMY_HASH);
     if (!user || !ok) {
       await limiter.fail(attempt);
       throw unauthorized(WRONG, { code: 'bad_credentials' });

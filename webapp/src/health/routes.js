@@ -3,34 +3,20 @@
 // the failing part named. Aggregates MySQL, memcached, MongoDB and the engine
 // (ENGINE_URL/healthz), cached for 1.5 s per worker. GET /healthz?scope=self
 // checks only what this webapp cannot serve a page without (MySQL; memcached is
-// reported there too, as degraded only):
-// it is the right target for HAProxy's check of the webapp backend, so a busy
-// engine or a stopped MongoDB never takes the webapp out of rotation.
+// reported there too, as degraded only), so a busy engine or a stopped MongoDB
+// never fails it (the container's check). HAProxy checks the primary's liveness
+// answer instead (primary.js): a worker's answer waits behind its queue, and a
+// busy worker is not a dead one.
 const express = require('express');
 const { MongoClient } = require('mongodb');
+const { checkAll, DEGRADED_ONLY } = require('./checks');
 
 const CACHE_MS = 1500;
-
-function withTimeout(p, ms, what) {
-  let t;
-  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`${what} did not answer within ${ms} ms`)), ms); })])
-    .finally(() => clearTimeout(t));
-}
 
 module.exports = function healthRoutes({ db, mc, cfg }) {
   const r = express.Router();
   let mongo = null;
   const cache = new Map();
-
-  async function check(name, fn) {
-    const t0 = Date.now();
-    try {
-      const detail = await withTimeout(fn(), 2000, name);
-      return [name, { status: 'ok', ms: Date.now() - t0, ...(detail && typeof detail === 'object' ? detail : {}) }];
-    } catch (err) {
-      return [name, { status: 'fail', ms: Date.now() - t0, error: String(err.message || err) }];
-    }
-  }
 
   const checks = {
     mysql: () => db.ping().then(() => null),
@@ -56,15 +42,11 @@ module.exports = function healthRoutes({ db, mc, cfg }) {
     },
   };
 
-  // memcached is reported but never fails the answer: sessions are read from MariaDB
-  // while it is away (shared/session.js), so its restart takes no server out of rotation.
-  const DEGRADED_ONLY = new Set(['memcached']);
-
   async function run(scope) {
     const names = scope === 'self' ? ['mysql', 'memcached'] : Object.keys(checks);
     const hit = cache.get(scope);
     if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
-    const results = Object.fromEntries(await Promise.all(names.map((n) => check(n, checks[n]))));
+    const results = await checkAll(Object.fromEntries(names.map((n) => [n, checks[n]])), 2000);
     const failing = names.filter((n) => results[n].status !== 'ok' && !DEGRADED_ONLY.has(n));
     const value = {
       code: failing.length ? 503 : 200,

@@ -38,12 +38,13 @@ let mcPort;
 test.before(async () => {
   mcPort = await freePort();
   const webPort = await freePort();
+  const healthPort = await freePort();
   const mcd = spawn('memcached', ['-p', String(mcPort), '-l', '127.0.0.1', '-m', '16', '-U', '0', ...(process.getuid() === 0 ? ['-u', 'root'] : [])], { stdio: 'ignore' });
   procs.push(mcd);
   const web = spawn(process.execPath, [path.join(__dirname, '..', '..', 'src', 'server.js')], {
     env: {
       ...process.env,
-      WEBAPP_PORT: String(webPort), WEB_WORKERS: '2', MEMCACHED_PORT: String(mcPort), MEMCACHED_POOL_SIZE: '4',
+      WEBAPP_PORT: String(webPort), WEBAPP_HEALTH_PORT: String(healthPort), WEB_WORKERS: '2', MEMCACHED_PORT: String(mcPort), MEMCACHED_POOL_SIZE: '4',
       DB_HOST: env.db.host, DB_PORT: String(env.db.port), DB_NAME: env.db.database, DB_USER: env.db.user, DB_PASSWORD: env.db.password,
       SESSION_SECRET: 'hot-path-test-secret-0123456789', DB_QUERY_HEADER: '1', TELEMETRY: '0', NODE_ENV: 'production',
     },
