@@ -79,8 +79,10 @@ function createAnnouncementsService({ db, log = console, refreshMs = 1000, pollM
   }
 
   async function ask(session, eventId, question) {
-    const e = (session.role === 'student' ? (bySection.get(session.section_id) || []) : []).find((x) => x.id === eventId);
-    if (!e) throw notFound('This event is not running for you.');
+    const running = () => (session.role === 'student' ? (bySection.get(session.section_id) || []) : []).find((x) => x.id === eventId);
+    // this worker's copy may be up to refreshMs behind an event that just started: look again once
+    if (!running() && session.role === 'student') await refresh();
+    if (!running()) throw notFound('This event is not running for you.');
     // the setting itself, not the cache: staff may have just switched it
     const allowed = await db.query('SELECT enabled FROM student_question_settings WHERE event_id = ?', [eventId]);
     if (!allowed[0] || !allowed[0].enabled) throw forbidden('This event does not take questions; raise your hand.');
