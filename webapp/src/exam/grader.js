@@ -17,6 +17,7 @@
 // take more than its share of slots from students); 0 turns it off. 429/503 answers
 // are retried later.
 const { createDb } = require('../shared/db');
+const { withTx } = require('../staff/tx');
 const { createMemcache } = require('../shared/memcache');
 const { newId, cookieValue, COOKIE } = require('../shared/session');
 
@@ -132,14 +133,17 @@ function createGrader({ cfg, log = console, fetchImpl = fetch }) {
         const cases = (Array.isArray(r.cases) ? r.cases : []).map((c) => ({
           position: c.position, visibility: c.visibility, passed: !!c.passed, verdict: c.verdict || (c.passed ? 'accepted' : null), time_ms: c.time_ms,
         }));
-        await db.query(`INSERT INTO auto_grades (assignment_id, code_id, source, final, score, max_score, passed, total, verdict, compiled, cases, graded_at)
+        // the grade and the assignment's score change together: no reader sees one without the other
+        await withTx(db, async (tx) => {
+          await tx.query(`INSERT INTO auto_grades (assignment_id, code_id, source, final, score, max_score, passed, total, verdict, compiled, cases, graded_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))
           ON DUPLICATE KEY UPDATE code_id = VALUES(code_id), source = VALUES(source), final = VALUES(final), score = VALUES(score),
             max_score = VALUES(max_score), passed = VALUES(passed), total = VALUES(total), verdict = VALUES(verdict),
             compiled = VALUES(compiled), cases = VALUES(cases), graded_at = VALUES(graded_at)`,
         [assignmentId, t.code_id, t.source, final ? 1 : 0, score, max, Number(r.passed) || 0, Number(r.total) || cases.length,
           String(r.verdict || ''), r.compiled === false ? 0 : 1, JSON.stringify(cases)]);
-        await db.query('UPDATE assignments SET score = ?, graded_at = UTC_TIMESTAMP(3) WHERE id = ?', [score, assignmentId]);
+          await tx.query('UPDATE assignments SET score = ?, graded_at = UTC_TIMESTAMP(3) WHERE id = ?', [score, assignmentId]);
+        });
       } else if (final) {
         await db.query('UPDATE auto_grades SET final = 1, source = ? WHERE assignment_id = ?', [t.source, assignmentId]);
       }
