@@ -22,6 +22,8 @@ export BASE_URL=${BASE_URL:-http://127.0.0.1:${HAPROXY_PORT:-8080}}
 
 files=()
 for s in $suites; do files+=("test/$s/"); done
+# WEBAPP_TEST_FILES (space-separated paths under webapp/) replaces the suites' folders
+[ -z "${WEBAPP_TEST_FILES:-}" ] || read -r -a files <<<"$WEBAPP_TEST_FILES"
 
 if [[ " $suites " == *" api "* || " $suites " == *" e2e "* ]]; then
   if ! curl -fsS -o /dev/null --max-time 5 "$BASE_URL/accounts/login"; then
