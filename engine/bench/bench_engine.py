@@ -38,7 +38,11 @@ def c_flags():
     """The C environment's compile line, as the engine runs it."""
     with open(os.path.join(ROOT, "nosql", "environments.json")) as f:
         env = next(e for e in json.load(f) if e["slug"] == "c")
-    return [a.replace("{binary}", "prog").replace("{source}", "hello.c") for a in env["compile"]]
+    words = {"{compileargs}": env.get("compile_args", []), "{linkargs}": env.get("link_args", [])}
+    argv = []
+    for a in env["compile"]:
+        argv += words[a] if a in words else [a.replace("{binary}", "prog").replace("{source}", "hello.c")]
+    return argv
 
 
 def floor_job(flags):
