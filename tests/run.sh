@@ -4,7 +4,8 @@
 # (suites, not cases). Exits non-zero if any suite failed.
 #
 #   1. stack up           bin/prutor up
-#   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t
+#   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t,
+#                         docker stack config (deploy/swarm), helm lint + template (deploy/helm)
 #   3. haproxy behaviour  tests/haproxy.sh (routing, admission control, errors, logs)
 #      overload           tests/overload.sh (a busy webapp stays UP; fast 503s with Retry-After)
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
@@ -65,6 +66,8 @@ suite up bin/prutor up
 suite static-compose bash tests/static.sh compose
 suite static-hadolint bash tests/static.sh hadolint
 suite static-haproxy bash tests/static.sh haproxy
+suite static-swarm bash tests/static.sh swarm
+suite static-helm bash tests/static.sh helm
 if [ -x engine/render-config.sh ]; then
   suite static-apache bash tests/static.sh apache
 else
