@@ -114,6 +114,25 @@ final class EngineTest extends TestCase
         $this->assertEquals(4, $n);
     }
 
+    public function testARetriedRequestTakesOverTheClaimOfTheReplicaThatDied(): void
+    {
+        $f = self::f();
+        $key = 'engine:inflight:' . $f->ids['other'];
+        $body = ['assignment_id' => $f->ids['open'], 'code' => self::SUM];
+        // a replica died holding the claim of HAProxy's request r1; HAProxy resends r1
+        $f->mc->set($key, 'r1-' . $f->tag, 60);
+        $r = $f->call('POST', '/compile', $body, 'other', true, null, ['X-Prutor-Request-Id: r1-' . $f->tag]);
+        $this->assertNotSame(429, $r['status'], 'the retry of the request that held the claim is served: ' . $r['raw']);
+        $this->assertFalse($f->mc->get($key), 'the claim is released after the retried request');
+        // any other request of the student still waits for the one in flight
+        $f->mc->set($key, 'r2-' . $f->tag, 60);
+        $r = $f->call('POST', '/compile', $body, 'other', true, null, ['X-Prutor-Request-Id: r3-' . $f->tag]);
+        $this->assertSame(429, $r['status'], $r['raw']);
+        $r = $f->call('POST', '/compile', $body, 'other');
+        $this->assertSame(429, $r['status'], 'without an id: ' . $r['raw']);
+        $f->mc->delete($key);
+    }
+
     public function testCompilerMessagesAreStructured(): void
     {
         $r = self::f()->call('POST', '/compile', ['assignment_id' => self::f()->ids['practice'], 'code' => "int main(void){\n  int x = 1\n  return x;\n}\n"]);
