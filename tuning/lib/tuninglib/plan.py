@@ -81,7 +81,7 @@ def plan(students, host_cores=8, a=None):
         "students": students, "host_cores": host_cores,
         "rates": {"page_requests_s": round(req_s, 1), "logins_s": round(login_s, 1), "engine_requests_s": round(eng_s, 1)},
         "tiers": tiers,
-        "hosts_total": sum(t["hosts"] for t in tiers.values() if t is not tiers["haproxy"]) + 1,
+        "hosts_total": sum(t["hosts"] for t in tiers.values()),
         "assumptions": {n: getattr(a, n) for n in Assumptions.names()},
     }
 
@@ -98,9 +98,9 @@ def format_plan(p):
         f"| engine (gcc) | {t['engine']['busy_cores']} | {t['engine']['cores']} | {t['engine']['hosts']} | ENGINE_SLOTS={t['engine']['slots_per_host']}, ENGINE_MAXCONN={2 * t['engine']['slots_per_host']} |",
         f"| webapp (node) | {t['webapp']['busy_cores']} | {t['webapp']['cores']} | {t['webapp']['hosts']} | WEB_WORKERS={t['webapp']['workers_per_host']} |",
         f"| MariaDB + memcached | {t['data']['busy_cores']} | {t['data']['cores']} | {t['data']['hosts']} | |",
-        f"| HAProxy | {t['haproxy']['busy_cores']} | {t['haproxy']['cores']} | shares a host | |",
+        f"| HAProxy | {t['haproxy']['busy_cores']} | {t['haproxy']['cores']} | {t['haproxy']['hosts']} | one HAProxy: admission control counted in one place |",
         "",
-        f"  hosts in all: {p['hosts_total']} (one of them a small host of its own for HAProxy)",
+        f"  hosts in all: {p['hosts_total']} (HAProxy's and the data tier's may be smaller hosts)",
         "",
         "Assumptions (override with --set NAME=VALUE):",
     ]
