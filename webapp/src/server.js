@@ -45,6 +45,7 @@ function startGrader() {
 }
 
 function runPrimary() {
+  const siblings = require('./shared/siblings');
   const shipper = startShipper();
   const liveness = startLiveness(cluster);
   const grader = startGrader();
@@ -55,6 +56,7 @@ function runPrimary() {
   const fork = () => {
     const w = cluster.fork();
     liveness.watch(w);
+    siblings.relay(cluster, w);
     w.on('message', (m) => {
       if (!m || m.type !== 'telemetry') return;
       for (const event of Array.isArray(m.events) ? m.events : [m.event]) if (event) shipper.push(event);

@@ -4,6 +4,8 @@
 // active_lab_lockdowns (the engine reads the same view); each worker keeps the
 // rows in memory, refreshed every LOCKDOWN_REFRESH_MS on a timer (never on a
 // request), so a request of a student outside any lock-down costs nothing extra.
+// A save reloads every worker of this node before it answers (shared/siblings.js);
+// the timer catches an event's window opening or closing, and other replicas.
 // Sessions: the sign-in hooks of shared/session.js call beforeSignIn (refuse an
 // address outside the range; end the student's other sessions) and afterSignIn
 // (record the session); ended sessions leave a notice in memcached
@@ -12,6 +14,9 @@ const crypto = require('node:crypto');
 const { parseRanges, allows } = require('./ranges');
 const { forbidden, badRequest } = require('../shared/errors');
 const { periodic } = require('../tools/periodic');
+const siblings = require('../shared/siblings');
+
+const RELOAD_TOPIC = 'lockdown:reload';
 
 function sidHash(sid) { return crypto.createHash('sha256').update(sid).digest('base64url'); }
 function plainAddress(ip) { return String(ip || '').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1'); }
@@ -30,7 +35,17 @@ function createLockdownService({ db, mc, sessions, ttl, log = console, refreshMs
     }
     bySection = next;
   }
-  const { start, stop } = periodic('lockdown', refreshMs, refresh, log);
+  const timer = periodic('lockdown', refreshMs, refresh, log);
+  let off = null;
+  function start() {
+    if (!off) off = siblings.on(RELOAD_TOPIC, refresh);
+    timer.start();
+  }
+  function stop() {
+    if (off) off();
+    off = null;
+    timer.stop();
+  }
 
   function locksFor(session) {
     if (!session || session.role !== 'student' || session.section_id == null) return [];
@@ -132,7 +147,7 @@ function createLockdownService({ db, mc, sessions, ttl, log = console, refreshMs
         ON DUPLICATE KEY UPDATE allowed_ranges = VALUES(allowed_ranges), single_session = VALUES(single_session), updated_by = VALUES(updated_by)`,
       [eventId, parsed.ranges, single ? 1 : 0, userId]);
     }
-    await refresh();
+    await siblings.announce(RELOAD_TOPIC);
   }
 
   async function auditLog(eventId, { limit = 500 } = {}) {

@@ -37,6 +37,17 @@ test.after(async () => {
   await dbh.close();
 });
 
+// Submits a staff form (a POST answered with a redirect back to the event page) and
+// waits for the page it leads to: waitForLoadState alone would return at once, on
+// the page that is still shown.
+async function submitAndReload(page, selector) {
+  await Promise.all([
+    page.waitForResponse((r) => r.request().isNavigationRequest() && r.request().method() === 'GET' && r.status() === 200),
+    page.click(selector),
+  ]);
+  await page.waitForLoadState('load');
+}
+
 async function shot(page, name) {
   if (!SHOTS) return;
   fs.mkdirSync(SHOTS, { recursive: true });
@@ -131,10 +142,10 @@ test('lock-down: refused from outside the range, then a second sign-in ends the 
     await staffPage.check('#lockdown input[name=enabled]');
     await staffPage.fill('#f-allowed_ranges', ranges);
     await staffPage.check('#lockdown input[name=single_session]');
-    await Promise.all([staffPage.waitForLoadState('load'), staffPage.click('#lockdown-save')]);
+    await submitAndReload(staffPage, '#lockdown-save');
     assert.equal(await staffPage.inputValue('#f-allowed_ranges'), ranges);
   };
-  // every webapp worker rereads the lock-downs in force every 2 s: wait until all of them answer alike
+  // a save answers once every worker of this node has reloaded; a few sign-ins in a row show it
   const signInStatus = async () => (await new Client().request('POST', '/accounts/login', { form: { username: who, password: env.password }, headers: { accept: 'application/json' } })).status;
   await saveLock('10.20.0.0/16');
   assert.match(await staffPage.locator('#lockdown-state').innerText(), /in force/);
@@ -175,7 +186,7 @@ test('announcements: one reaches an open editor within seconds and stays; a sign
   await staffPage.goto(`${BASE}/tools/events/${exam.eventId}`);
   await staffPage.check('#lockdown input[name=enabled]');
   await staffPage.check('#lockdown input[name=single_session]');
-  await Promise.all([staffPage.waitForLoadState('load'), staffPage.click('#lockdown-save')]);
+  await submitAndReload(staffPage, '#lockdown-save');
   // every webapp worker knows the rule once a second sign-in of another student ends the first, several times running
   const login = (c) => c.request('POST', '/accounts/login', { form: { username: probe.username, password: env.password }, headers: { accept: 'application/json' } });
   await untilSteady(async () => {
@@ -191,7 +202,7 @@ test('announcements: one reaches an open editor within seconds and stays; a sign
   const message = `Question 1: read input until EOF (${RUN})`;
   await staffPage.fill('#f-message', message);
   const sent = Date.now();
-  await Promise.all([staffPage.waitForLoadState('load'), staffPage.click('#announce')]);
+  await submitAndReload(staffPage, '#announce');
   await editor.waitForSelector('#announcements li.announcement.new', { timeout: 20000 });
   const took = Date.now() - sent;
   assert.match(await editor.locator('#announcements').innerText(), new RegExp(message.replace(/[()]/g, '\\$&')));
