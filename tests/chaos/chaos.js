@@ -101,7 +101,7 @@ async function healthy() {
 const windows = [];   // {name, how, at, recoveredMs, requests, failed: {status: n}, signedOut: Set, acked, ...}
 let current = null;
 function openWindow(name, how) {
-  current = { name, how, at: now(), recoveredMs: null, requests: 0, failed: {}, signedOut: new Set(), acked: 0 };
+  current = { name, how, at: now(), recoveredMs: null, requests: 0, failed: {}, failedKinds: {}, signedOut: new Set(), acked: 0 };
   windows.push(current);
 }
 openWindow('steady', 'no fault');
@@ -110,7 +110,13 @@ const signedOutEver = new Set();
 let stopping = false;
 let signedIn = 0;
 
-function count(status) { current.requests++; if (status !== 'ok') current.failed[status] = (current.failed[status] || 0) + 1; }
+// kind: save, home, compile or evaluate (which requests failed, not only how)
+function count(status, kind) {
+  current.requests++;
+  if (status === 'ok') return;
+  current.failed[status] = (current.failed[status] || 0) + 1;
+  current.failedKinds[kind] = (current.failedKinds[kind] || 0) + 1;
+}
 function signedOut(user, why) {
   current.signedOut.add(user);
   if (!signedOutEver.has(user)) log(`SIGNED OUT: ${user} (${why})`);
@@ -160,12 +166,13 @@ class Student {
   // A page or an engine call: one request; 401 (or a login redirect) means signed out.
   async call(method, url, body) {
     const r = await this.request(method, url, body);
+    const kind = url.split('/')[1];
     if (r.status === 401 || (r.status === 302) || (r.status === 403 && r.json && r.json.code === 'csrf')) {
-      count(r.status);
+      count(r.status, kind);
       signedOut(this.username, `${method} ${url} -> ${r.status}`);
       return r;
     }
-    count(r.status === 200 ? 'ok' : r.status);
+    count(r.status === 200 ? 'ok' : r.status, kind);
     return r;
   }
 
@@ -176,17 +183,17 @@ class Student {
     for (let attempt = 1; !stopping || attempt === 1; attempt++) {
       const r = await this.request('POST', '/editor/save', fields);
       if (r.status === 200 && r.json && r.json.ok) {
-        count('ok');
+        count('ok', 'save');
         acked.set(token, { user: this.username, code_id: r.json.code_id });
         current.acked++;
         return;
       }
       if (r.status === 401 || r.status === 302 || (r.status === 403 && r.json && r.json.code === 'csrf')) {
-        count(r.status);
+        count(r.status, 'save');
         signedOut(this.username, `save -> ${r.status}`);
         return;
       }
-      count(r.status);
+      count(r.status, 'save');
       if (typeof r.status === 'number' && r.status < 500 && r.status !== 429 && r.status !== 408) {
         log(`save refused ${r.status}: ${r.json && r.json.error}`);
         return;
@@ -284,14 +291,15 @@ async function main() {
 
   // ---- report
   const statusText = (f) => Object.entries(f).map(([k, v]) => `${k}:${v}`).join(' ') || '-';
+  const kindText = (f) => Object.entries(f).map(([k, v]) => `${k} ${v}`).join(', ');
   const lines = [];
   lines.push(`chaos run ${RUN}: ${students.length} students, ${FAULT_NAMES.length} faults`);
   lines.push('');
-  lines.push('| fault | requests | failed (status:count) | acked saves | signed out | healthy again after (from the fault\'s start) |');
+  lines.push('| fault | requests | failed (status:count; which requests) | acked saves | signed out | healthy again after (from the fault\'s start) |');
   lines.push('| --- | ---: | --- | ---: | ---: | ---: |');
   for (const w of windows) {
     const failedN = Object.values(w.failed).reduce((a, b) => a + b, 0);
-    lines.push(`| ${w.name} | ${w.requests} | ${failedN} (${statusText(w.failed)}) | ${w.acked} | ${w.signedOut.size} | ${w.name === 'steady' ? '-' : (w.recoveredMs === null ? 'NOT RECOVERED' : `${(w.recoveredMs / 1000).toFixed(1)} s`)} |`);
+    lines.push(`| ${w.name} | ${w.requests} | ${failedN} (${statusText(w.failed)}${failedN ? `; ${kindText(w.failedKinds)}` : ''}) | ${w.acked} | ${w.signedOut.size} | ${w.name === 'steady' ? '-' : (w.recoveredMs === null ? 'NOT RECOVERED' : `${(w.recoveredMs / 1000).toFixed(1)} s`)} |`);
   }
   lines.push('');
   lines.push(`acknowledged saves ${acked.size}, stored ${[...acked.keys()].filter((t) => stored.has(t)).length} of them, lost ${lost.length}, duplicate rows ${duplicates}, answered with another row ${wrongRow}; stored without an acknowledgement (answer lost, run ended) ${storedUnacked}`);

@@ -20,6 +20,7 @@ const assets = require('./shared/assets');
 
 const { createLoginLimiter } = require('./accounts/ratelimit');
 const { createSigninGate } = require('./admission/signin');
+const { createHasher } = require('./admission/hasher');
 const { createAccountsService } = require('./accounts/service');
 const { createHomeService } = require('./home/service');
 const { createCodebookService } = require('./codebook/service');
@@ -49,7 +50,9 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   const limiter = createLoginLimiter({
     mc, secret: cfg.sessionSecret, secure: cfg.cookieSecure, storeTimeoutMs: cfg.memcached.timeoutMs * 2 + 100, ...cfg.login,
   });
-  const signinGate = createSigninGate(cfg.signin); // admission control for bcrypt (issue 17)
+  // admission control for bcrypt, the compares at a lower CPU priority than pages (issue 17)
+  const { hashNice, ...gateOptions } = cfg.signin;
+  const signinGate = createSigninGate(hashNice > 0 ? { ...gateOptions, compare: createHasher({ nice: hashNice }).compare } : gateOptions);
   const deps = {
     cfg, db, mc, telemetry, sessions,
     accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),

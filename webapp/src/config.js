@@ -94,6 +94,8 @@ function loadConfig(env = process.env) {
       concurrency: int(env, 'SIGNIN_CONCURRENCY', 1, { min: 1, max: 64 }, errors),
       maxWaitMs: 1000 * int(env, 'SIGNIN_MAX_WAIT_S', 30, { min: 1, max: 600 }, errors),
       maxQueue: int(env, 'SIGNIN_MAX_QUEUE', 500, { min: 0, max: 100000 }, errors),
+      // niceness of the process that runs the compares (admission/hasher.js); 0 runs them in the worker
+      hashNice: int(env, 'SIGNIN_HASH_NICE', 10, { min: 0, max: 19 }, errors),
     },
     telemetry: {
       enabled: bool(env, 'TELEMETRY', true, errors),
