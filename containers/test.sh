@@ -293,7 +293,8 @@ engine_metrics() {
 }
 replicas() {
   local ok=0 dir=$CT_VAR/replicas c
-  mkdir -p "$dir"
+  # (JMeter refuses to write its dashboard over an earlier run's)
+  rm -rf "$dir"; mkdir -p "$dir"
   scale "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
   wait_replicas "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
   local engines; engines=$(podman ps --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
