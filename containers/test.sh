@@ -240,14 +240,15 @@ checks() {
 with_env() { PRUTOR_VAR=$CT_VAR bash -c 'eval "$("$0"/bin/prutor env)" && exec "$@"' "$ROOT" "$@"; }
 
 smoke() { with_env bash tests/smoke.sh; }
-# Every browser flow but the exam tools' (tools.test.js: its similarity job needs Dolos'
-# native parsers, which the webapp image does not build, and its lock-down cases rely on
-# the client address HAProxy sees, which Podman's published port rewrites): those run on
-# the native stack only (webapp/src/tools/README.md says so).
+# Every browser flow, and of the exam tools' (tools.test.js) the similarity report (Dolos'
+# parsers are built into the webapp image) and the playback; its lock-down and announcement
+# cases rely on the client address HAProxy sees, which Podman's published port rewrites:
+# those run on the native stack only (webapp/src/tools/README.md says so).
 e2e() {
   local files=() f
   for f in webapp/test/e2e/*.test.js; do [ "$(basename "$f")" = tools.test.js ] || files+=("test/e2e/$(basename "$f")"); done
   with_env env WEBAPP_TEST_SUITES=e2e WEBAPP_TEST_FILES="${files[*]}" bash webapp/test.sh
+  with_env env WEBAPP_TEST_SUITES=e2e WEBAPP_TEST_FILES=test/e2e/tools.test.js WEBAPP_TEST_NAME_PATTERN='^(similarity|playback):' bash webapp/test.sh
 }
 # Two hostile cases expect the memory_limit verdict, which the launcher can give only
 # with cgroup v1 memory accounting; a container's cgroup file system is read-only, so

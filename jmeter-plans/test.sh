@@ -69,6 +69,36 @@ rm -rf "$t"
 JM_HOME=$(./install-jmeter.sh) && [ -f "$JM_HOME/bin/ApacheJMeter-$JMETER_VERSION.jar" ] \
   && ok "JMeter $JMETER_VERSION at $JM_HOME" || bad "JMeter assembly"
 
+# --- 2b. the webapp plan honours Retry-After as the login page does, against the mock
+# stack (bench/mock_stack.py): each user's first 2 sign-ins are answered 503 with
+# Retry-After: 1; the plan waits, signs in again and goes on ("login busy" samples,
+# then one "login"). With fewer retries allowed than the refusals, the sign-in fails
+# and that student stops (no page or save after it).
+mock_run() {  # busy_logins login_retries -> prints "label success" per sample
+  local dir port mpid
+  dir=$(mktemp -d)
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 bench/mock_stack.py "$port" "$1" 2>/dev/null &
+  mpid=$!
+  printf 'username,password,assignment_id,problem\nmock1,load-pass,1,1\nmock2,load-pass,2,1\n' > "$dir/users.csv"
+  for _ in $(seq 50); do curl -sf -m 1 -o /dev/null "http://127.0.0.1:$port/healthz" && break; sleep 0.1; done
+  java -Xmx256m -jar "$JM_HOME/bin/ApacheJMeter-$JMETER_VERSION.jar" -n -t webapp.jmx -Jport="$port" -Jusers=2 -Jrampup=1 \
+    -Jiterations=1 -Jthink=50 -Jcsv="$dir/users.csv" -Jlogin_retries="$2" -l "$dir/r.csv" -j "$dir/jmeter.log" >/dev/null 2>&1 || true
+  kill "$mpid" 2>/dev/null || true
+  python3 -c 'import csv, sys; [print(r["label"], r["success"]) for r in csv.DictReader(open(sys.argv[1]))]' "$dir/r.csv"
+  rm -rf "$dir"
+}
+r=$(mock_run 2 10)
+[ "$(grep -c '^login busy true$' <<<"$r")" = 4 ] && [ "$(grep -c '^login true$' <<<"$r")" = 2 ] \
+  && [ "$(grep -c '^save true$' <<<"$r")" = 8 ] && ! grep -q ' false$' <<<"$r" \
+  && ok "webapp plan: 503 + Retry-After at sign-in is waited out and retried, then the student works" \
+  || { echo "$r" | sort | uniq -c; bad "webapp plan: sign-in retry after Retry-After"; }
+r=$(mock_run 5 2)
+[ "$(grep -c '^login busy true$' <<<"$r")" = 4 ] && [ "$(grep -c '^login false$' <<<"$r")" = 2 ] \
+  && ! grep -qE '^(home|codebook|editor|save) ' <<<"$r" \
+  && ok "webapp plan: a sign-in still refused after login_retries fails, and that student stops" \
+  || { echo "$r" | sort | uniq -c; bad "webapp plan: sign-in given up after login_retries"; }
+
 # --- 3. live smoke runs
 if [ "${TEST_STATIC_ONLY:-0}" = 1 ]; then
   echo "skip live runs (TEST_STATIC_ONLY=1)"

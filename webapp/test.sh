@@ -32,5 +32,9 @@ if [[ " $suites " == *" api "* || " $suites " == *" e2e "* ]]; then
   fi
 fi
 
+# WEBAPP_TEST_NAME_PATTERN (a regular expression) runs only the tests whose names match
+pattern=()
+[ -z "${WEBAPP_TEST_NAME_PATTERN:-}" ] || pattern=("--test-name-pattern=$WEBAPP_TEST_NAME_PATTERN")
+
 # Suites share the demo database: one file at a time.
-exec node --test --test-concurrency=1 --test-reporter=spec "${files[@]}"
+exec node --test --test-concurrency=1 --test-reporter=spec "${pattern[@]}" "${files[@]}"

@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """A stand-in for HAProxy+webapp+engine that speaks the routes of CONTRACTS.md, for
 developing the plans without the real stack (stdlib only; no database, so no
-nothing-lost check). Usage: mock_stack.py [port]   (default 18080)
-Any user logs in with the password "load-pass"; prints one line per request."""
+nothing-lost check). Usage: mock_stack.py [port] [busy_logins]   (default 18080 0)
+Any user logs in with the password "load-pass"; prints one line per request. The
+first busy_logins sign-ins of each user are answered as the sign-in admission answers
+when it is full: 503 with Retry-After: 1 and the login page (jmeter-plans/test.sh
+checks that the webapp plan waits and signs in again, as the login page does)."""
 import json
 import secrets
 import sys
@@ -11,6 +14,8 @@ from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 
 SESSIONS = {}
 SAVES = []
+BUSY_LOGINS = 0
+LOGIN_ATTEMPTS = {}
 
 
 class H(BaseHTTPRequestHandler):
@@ -62,6 +67,11 @@ class H(BaseHTTPRequestHandler):
             form = {k: v[0] for k, v in urllib.parse.parse_qs(raw).items()}
         path = self.path
         if path == "/accounts/login":
+            user = form.get("username")
+            LOGIN_ATTEMPTS[user] = LOGIN_ATTEMPTS.get(user, 0) + 1
+            if LOGIN_ATTEMPTS[user] <= BUSY_LOGINS:
+                return self.send(503, '<p>Many students are signing in at once.</p><input type="password" name="password">',
+                                 headers=[("Retry-After", "1")])
             if form.get("password") != "load-pass":
                 return self.send(200, '<p>Wrong username or password</p><input type="password" name="password">')
             sid = secrets.token_urlsafe(32)
@@ -90,4 +100,5 @@ class H(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     port = int(sys.argv[1]) if len(sys.argv) > 1 else 18080
+    BUSY_LOGINS = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()

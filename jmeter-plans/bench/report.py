@@ -20,7 +20,7 @@ import json
 import math
 import sys
 
-ORDER = ["login", "home", "codebook", "editor", "save", "compile", "execute", "evaluate"]
+ORDER = ["login", "login busy", "home", "codebook", "editor", "save", "compile", "execute", "evaluate"]
 
 
 def percentile(sorted_vals, p):
@@ -75,10 +75,10 @@ def read_results(fn):
 
 
 def fmt_table(table):
-    head = f"{'label':<10} {'samples':>8} {'average':>9} {'90% line':>9} {'99% line':>9} {'error %':>8} {'throughput':>11}"
+    head = f"{'label':<11} {'samples':>8} {'average':>9} {'90% line':>9} {'99% line':>9} {'error %':>8} {'throughput':>11}"
     lines = [head, "-" * len(head)]
     for label, s in table:
-        lines.append(f"{label:<10} {s['samples']:>8} {s['average_ms']:>9.0f} {s['p90_ms']:>9} {s['p99_ms']:>9}"
+        lines.append(f"{label:<11} {s['samples']:>8} {s['average_ms']:>9.0f} {s['p90_ms']:>9} {s['p99_ms']:>9}"
                      f" {s['error_pct']:>7.2f}% {s['throughput_per_s']:>9.2f}/s")
     return "\n".join(lines)
 
@@ -124,6 +124,19 @@ def main():
     if login:
         print(f"capacity figure: login error % = {login['error_pct']:.3f}% "
               f"({login['errors']} of {login['samples']} logins failed)")
+    # sign-ins the admission answered 503 + Retry-After, waited out and sent again (as
+    # the login page does): how many, and how long students took to get in, waits included
+    busy = [r for r in rows if r["label"] == "login busy"]
+    if busy:
+        first = {}
+        for r in busy:
+            first[r["thread"]] = min(first.get(r["thread"], r["ts"]), r["ts"])
+        to_in = sorted((r["ts"] + r["elapsed"] - first.get(r["thread"], r["ts"])) for r in rows if r["label"] == "login" and r["success"])
+        pct = lambda q: to_in[min(len(to_in) - 1, int(q * len(to_in)))] if to_in else 0
+        summary["login_busy"] = {"answers": len(busy), "students": len(first),
+                                 "signin_ms_p50": pct(0.5), "signin_ms_p90": pct(0.9), "signin_ms_p99": pct(0.99)}
+        print(f"sign-in admission: {len(busy)} answers 503 + Retry-After to {len(first)} students, waited out and "
+              f"retried; time to sign in, waits included: median {pct(0.5)} ms, 90% {pct(0.9)} ms, 99% {pct(0.99)} ms")
 
     # what went wrong, most frequent first
     fails = {}

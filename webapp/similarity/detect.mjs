@@ -7,12 +7,24 @@
 //            "files": [{"id": 12, "code": "..."}, ...]}
 //   stdout: {"files": N, "pairs": [{"left": 12, "right": 40, "similarity": 0.93,
 //            "longest": 57, "overlap": 120, "fragments": [{"left": [r0, c0, r1, c1],
-//            "right": [r0, c0, r1, c1]}]}], "ms": 812, "max_rss_mb": 143, "niceness": 19}
+//            "right": [r0, c0, r1, c1]}]}], "ms": 812, "max_rss_mb": 143, "niceness": 19,
+//            "sched_idle": true}
 // Rows and columns are 0-based (Dolos' regions). The template's fingerprints are
 // ignored (Dolos' "ignore" file): code every student was given never counts.
 // Errors: one line on stderr, exit 1.
+import fs from 'node:fs';
 import os from 'node:os';
 import { Dolos, File } from '@dodona/dolos-lib';
+
+// Whether this process runs under SCHED_IDLE (policy 5, field 41 of /proc/self/stat).
+function schedIdle() {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]) === 5;
+  } catch {
+    return false;
+  }
+}
 
 async function readStdin() {
   const chunks = [];
@@ -28,7 +40,7 @@ async function main() {
   const files = (job.files || []).map((f) => new File(`${f.id}.c`, String(f.code)));
   const maxPairs = Math.max(1, Math.min(Number(job.max_pairs) || 200, 5000));
   if (files.length < 2) {
-    process.stdout.write(JSON.stringify({ files: files.length, pairs: [], ms: Date.now() - t0, max_rss_mb: 0, niceness: os.getPriority() }));
+    process.stdout.write(JSON.stringify({ files: files.length, pairs: [], ms: Date.now() - t0, max_rss_mb: 0, niceness: os.getPriority(), sched_idle: schedIdle() }));
     return;
   }
   const dolos = new Dolos({ language: job.language || 'c' });
@@ -48,7 +60,7 @@ async function main() {
     fragments: p.buildFragments().map((f) => ({ left: region(f.leftSelection), right: region(f.rightSelection) })),
   }));
   const maxRss = Math.round(process.resourceUsage().maxRSS / 1024);
-  process.stdout.write(JSON.stringify({ files: files.length, pairs, ms: Date.now() - t0, max_rss_mb: maxRss, cpu_ms: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000), niceness: os.getPriority() }));
+  process.stdout.write(JSON.stringify({ files: files.length, pairs, ms: Date.now() - t0, max_rss_mb: maxRss, cpu_ms: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000), niceness: os.getPriority(), sched_idle: schedIdle() }));
 }
 
 main().catch((err) => {

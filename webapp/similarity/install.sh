@@ -17,8 +17,10 @@ if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ]; then
 fi
 
 # node-gyp builds against the installed Node's headers, never a download (no nodejs.org here)
-if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node_version.h ]; then
-  export npm_config_nodedir=/usr
+# (Debian's nodejs keeps them under /usr, the official binaries and images under /usr/local)
+node_prefix=$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node_version.h" ]; then
+  export npm_config_nodedir=$node_prefix
 fi
 stamp=node_modules/.install-stamp
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)

@@ -1,16 +1,30 @@
 'use strict';
 // Runs the detector (webapp/similarity/detect.mjs, Dolos) as its own process at the
-// lowest CPU priority (`nice -n 19`), with a heap cap and a wall-clock limit, so a
-// similarity job never competes with a running exam's requests for the event loop
-// or, beyond the scheduler's leftovers, for a core. Input on stdin, JSON on stdout.
+// lowest CPU priority, with a heap cap and a wall-clock limit, so a similarity job
+// never competes with a running exam's requests for the event loop or, beyond the
+// scheduler's leftovers, for a core. The lowest priority is Linux's SCHED_IDLE
+// (`chrt --idle 0`: it runs only on a core nothing else wants, and any request's
+// process preempts it at once) where the host allows it, else `nice -n 19`, which
+// still gets a small share of a busy core and a full time slice before it yields.
+// Input on stdin, JSON on stdout.
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
+
+let idlePolicy = null; // whether `chrt --idle` works here, asked once
+function idlePrefix() {
+  if (idlePolicy === null) {
+    const probe = spawnSync('chrt', ['--idle', '0', 'true'], { stdio: 'ignore', timeout: 5000 });
+    idlePolicy = probe.status === 0;
+  }
+  return idlePolicy ? ['chrt', '--idle', '0'] : [];
+}
 
 const DETECTOR = path.join(__dirname, '..', '..', 'similarity', 'detect.mjs');
 
 function runDetector(input, { niceness = 19, timeoutS = 1800, heapMb = 2048 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn('nice', ['-n', String(niceness), process.execPath, `--max-old-space-size=${heapMb}`, DETECTOR], {
+    const [cmd, ...args] = [...idlePrefix(), 'nice', '-n', String(niceness), process.execPath, `--max-old-space-size=${heapMb}`, DETECTOR];
+    const child = spawn(cmd, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const out = [];

@@ -10,6 +10,8 @@ test('the detector runs at the lowest priority and ranks the renamed, reordered 
   const files = set.programs().map((code, i) => ({ id: 100 + i, code }));
   const out = await runDetector({ language: 'c', template: set.template, files }, { niceness: 19 });
   assert.equal(out.niceness, 19);
+  // SCHED_IDLE where the host allows it (chrt --idle); this host does
+  assert.equal(out.sched_idle, true);
   assert.equal(out.files, 8);
   assert.deepEqual([out.pairs[0].left, out.pairs[0].right].sort(), [100, 101]);
   for (const f of out.pairs[0].fragments) {
