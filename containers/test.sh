@@ -18,6 +18,11 @@
 #   e2e           webapp's browser flows (student, staff) in Chromium
 #   hostile       the engine's hostile programs (PHPUnit) against the engine container
 #   jmeter        one small JMeter run of the webapp plan (jmeter-plans/bench.sh)
+#   replicas      `up --scale engine=3 --scale webapp=2` (no config edit: HAProxy finds them
+#                 by DNS), a combined JMeter run through HAProxy spread over all of them (its
+#                 stats printed as proof), one engine replica killed mid-run (no acknowledged
+#                 save lost; only fast 503s, or retries HAProxy made), the compile cache's hit
+#                 rate, then scaled back to 3, and down to one of each
 #   tls           HAProxy and webapp recreated with docker-compose.tls.yml (self-signed)
 #   down          `docker compose down -v`
 #
@@ -267,6 +272,142 @@ jmeter() {
     RESULTS_DIR="$CT_VAR/results" LOAD_CSV="$CT_VAR/jmeter/users.csv" bash jmeter-plans/bench.sh
 }
 
+# Issue 15: replicas behind HAProxy on Podman (README, "From one host to N").
+REPLICA_ENGINES=3 REPLICA_WEBAPPS=2
+stats_csv() { curl -fsS --max-time 5 "http://127.0.0.1:$STATS_PUBLISH_PORT/;csv"; }
+# servers_up BACKEND: its DNS-filled servers (engine1.., webapp1..; not the backup line) that are UP
+servers_up() { stats_csv | awk -F, -v b="$1" '$1 == b && $2 ~ ("^" b "[0-9]+$") && $18 ~ /^UP/ {n++} END {print n + 0}'; }
+wait_replicas() { # wait_replicas ENGINES WEBAPPS: HAProxy sees exactly that many UP
+  local deadline=$((SECONDS + 240)) e w
+  while :; do
+    e=$(servers_up engine); w=$(servers_up webapp)
+    [ "$e" = "$1" ] && [ "$w" = "$2" ] && { echo "HAProxy: $e engine and $w webapp servers UP"; return 0; }
+    [ $SECONDS -ge $deadline ] && { echo "FAIL HAProxy sees $e engine and $w webapp servers UP, not $1 and $2"; stats_csv | cut -d, -f1,2,18 | grep -E '^(engine|webapp),'; return 1; }
+    sleep 2
+  done
+}
+scale() { compose up -d --no-deps --no-recreate --scale "engine=$1" --scale "webapp=$2" engine webapp; }
+# engine_metrics CONTAINER: "gcc hits" of the engine's counters (its /metrics, per replica)
+engine_metrics() {
+  podman exec "$1" php -r '$m = json_decode((string) @file_get_contents("http://127.0.0.1:8081/metrics"), true)["counters"] ?? null;
+    echo $m === null ? "" : $m["gcc"] . " " . ($m["cache_hit"] + $m["cache_wait_hit"]), "\n";' 2>/dev/null
+}
+replicas() {
+  local ok=0 dir=$CT_VAR/replicas c
+  # (JMeter refuses to write its dashboard over an earlier run's)
+  rm -rf "$dir"; mkdir -p "$dir"
+  scale "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
+  wait_replicas "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
+  local engines; engines=$(podman ps --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
+    --filter label=com.docker.compose.service=engine --format '{{.Names}}' | sort)
+  declare -A m0 m1
+  for c in $engines; do m0[$c]=$(engine_metrics "$c"); done
+  stats_csv >"$dir/stats-before.csv"
+  # 16 load students, half on the webapp mix (saves), half compiling, running and evaluating
+  with_env env PLAN=combined USERS=16 RAMPUP=4 ITERATIONS=3 THINK=500 ENGINE_SHARE=50 FAIL_ON_ERRORS=0 \
+    RUN_NAME=replicas RESULTS_DIR="$dir/results" LOAD_CSV="$CT_VAR/jmeter/users.csv" bash jmeter-plans/bench.sh \
+    >"$dir/bench.log" 2>&1 &
+  local bench=$! victim; victim=$(tail -n1 <<<"$engines")
+  # Kill one engine replica mid-run: once the engines have served a dozen of this run's requests.
+  local base deadline=$((SECONDS + 120)) served
+  base=$(awk -F, '$1 == "engine" && $2 == "BACKEND" {print $8}' "$dir/stats-before.csv")
+  while :; do
+    served=$(stats_csv | awk -F, -v b="$base" '$1 == "engine" && $2 == "BACKEND" {print $8 - b}')
+    [ "${served:-0}" -ge 12 ] && break
+    kill -0 "$bench" 2>/dev/null || break
+    [ $SECONDS -ge $deadline ] && break
+    sleep 0.5
+  done
+  m1[$victim]=$(engine_metrics "$victim")
+  if kill -0 "$bench" 2>/dev/null; then
+    podman kill --signal KILL "$victim" >/dev/null && echo "killed $victim (SIGKILL) at $(date -u +%T), mid-run, after $served engine requests"
+  else
+    echo "FAIL the run ended before an engine replica could be killed"; ok=1
+  fi
+  local rc=0; wait "$bench" || rc=$?
+  cat "$dir/bench.log"
+  stats_csv >"$dir/stats-after.csv"
+  for c in $engines; do [ "$c" = "$victim" ] || m1[$c]=$(engine_metrics "$c"); done
+  # 0: no sample failed; 5 would need FAIL_ON_ERRORS; 3: a save lost or unacknowledged
+  case $rc in
+    0) echo "ok   every acknowledged save was stored (bench.sh's nothing-lost check)" ;;
+    3) echo "FAIL saves lost or unacknowledged (bench.sh exit 3)"; ok=1 ;;
+    *) echo "FAIL the JMeter run failed (bench.sh exit $rc)"; ok=1 ;;
+  esac
+  # HAProxy's stats as proof: requests per server during the run, state, retries, redispatches
+  python3 - "$dir/stats-before.csv" "$dir/stats-after.csv" "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" <<'PY' || ok=1
+import csv, re, sys
+def rows(path):
+    with open(path) as f:
+        r = csv.DictReader(l.lstrip("# ") for l in f)
+        return {(x["pxname"], x["svname"]): x for x in r}
+before, after = rows(sys.argv[1]), rows(sys.argv[2])
+want = {"engine": int(sys.argv[3]), "webapp": int(sys.argv[4])}
+print("HAProxy stats for the run (requests = stot after - before):")
+print(f"  {'server':18} {'status':8} {'requests':>8} {'2xx':>6} {'5xx':>5} {'retries':>7} {'redisp':>6}")
+served = {"engine": 0, "webapp": 0}
+for key in sorted(after):
+    px, sv = key
+    if px not in want or sv in ("FRONTEND",):
+        continue
+    a, b = after[key], before.get(key, {})
+    d = lambda f: int(a.get(f) or 0) - int(b.get(f) or 0)
+    if sv != "BACKEND" and not re.fullmatch(px + r"\d+|" + px + "-last", sv):
+        continue
+    if sv != "BACKEND" and a["status"].startswith("MAINT") and d("stot") == 0:
+        continue  # an empty server-template slot
+    print(f"  {px + '/' + sv:18} {a['status']:8} {d('stot'):8} {d('hrsp_2xx'):6} {d('hrsp_5xx'):5} {d('wretr'):7} {d('wredis'):6}")
+    if re.fullmatch(px + r"\d+", sv) and d("stot") > 0:
+        served[px] += 1
+bad = [px for px in want if served[px] < want[px]]
+for px in want:
+    print(("ok  " if px not in bad else "FAIL") + f" {served[px]} {px} servers served requests during the run (want {want[px]})")
+sys.exit(1 if bad else 0)
+PY
+  # Only fast 503s (or nothing) for what the killed replica held: HAProxy resent the rest.
+  local res="$dir/results/replicas/results.csv"
+  python3 - "$res" <<'PY' || ok=1
+import csv, sys
+fails = [r for r in csv.DictReader(open(sys.argv[1])) if r["success"] != "true"]
+n = sum(1 for _ in open(sys.argv[1])) - 1
+slow = [r for r in fails if r["responseCode"] != "503" or int(r["elapsed"]) > 6000]
+kinds = sorted({r["label"] + " " + r["responseCode"] for r in fails})
+print(f"samples: {n}, failed: {len(fails)} (" + ", ".join(kinds) + ")")
+if slow:
+    print("FAIL failures other than a fast 503:")
+    for r in slow[:10]:
+        print("   ", r["label"], r["responseCode"], r["elapsed"], "ms", r["failureMessage"][:120])
+    sys.exit(1)
+print(f"ok   every failed sample is a 503 within 6 s ({max([int(r['elapsed']) for r in fails] or [0])} ms at most)")
+PY
+  # The compile cache per replica: a student's compile, execute and evaluate go to one
+  # replica (HAProxy's hash of the session cookie), so the runs find the compile's binary.
+  local gcc=0 hits=0 g h g0 h0
+  for c in $engines; do
+    read -r g0 h0 <<<"${m0[$c]:-0 0}"; read -r g h <<<"${m1[$c]:-0 0}"
+    echo "  $c: gcc runs $((g - g0)), cache hits $((h - h0))"
+    gcc=$((gcc + g - g0)); hits=$((hits + h - h0))
+  done
+  [ $((gcc + hits)) -gt 0 ] && echo "compile cache with $REPLICA_ENGINES engine replicas: hit rate $((100 * hits / (gcc + hits)))% ($hits hits, $gcc gcc runs)" ||
+    { echo "FAIL the engines counted no compile at all"; ok=1; }
+  # The best any routing could do in this plan: every attempt's code is new (its compile
+  # runs gcc: failed compiles are cached too), and every execute and evaluate finds it.
+  python3 - "$res" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["label"] in ("compile", "execute", "evaluate")]
+compiles = sum(r["label"] == "compile" for r in rows)
+print(f"best possible for this run's {len(rows)} engine requests: {len(rows) - compiles} hits, {compiles} gcc runs "
+      f"({100 * (len(rows) - compiles) // max(1, len(rows))}%); below it: requests the bounded-load hash sent past a "
+      "busier replica, and the killed replica's students compiling again on another")
+PY
+  # Scaled back: the killed replica is replaced; then one of each, as the next steps expect.
+  scale "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || ok=1
+  wait_replicas "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" && echo "ok   scaled back to $REPLICA_ENGINES engines after the kill" || ok=1
+  scale 1 1 || ok=1
+  wait_replicas 1 1 || ok=1
+  return $ok
+}
+
 # The optional TLS front (docker-compose.tls.yml) with a self-signed certificate:
 # HAProxy and the webapp are recreated with it; HTTPS answers, HTTP redirects, the
 # session cookie is Secure.
@@ -281,6 +422,7 @@ tls() {
   COMPOSE_FILES+=(-f "$ROOT/docker-compose.tls.yml")
   compose up -d --no-deps haproxy webapp || return 1
   wait_healthy webapp haproxy || return 1
+  wait_replicas 1 1 || return 1
   local ok=0
   code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "https://127.0.0.1:$port/healthz")
   [ "$code" = 200 ] && echo "ok   HTTPS /healthz 200 on :$port" || { echo "FAIL HTTPS /healthz answered $code"; ok=1; }
@@ -306,6 +448,7 @@ step smoke smoke
 step e2e e2e
 step hostile hostile
 step jmeter jmeter
+step replicas replicas
 step tls tls
 printf '\n%s---- docker compose ps%s\n' "$B" "$N"
 compose ps -a

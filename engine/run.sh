@@ -62,6 +62,15 @@ esac
 conf=$("$HERE/render-config.sh" "$ENGINE_VAR")
 chown "$ENGINE_USER:$share" "$conf"
 chmod 0640 "$conf"
+# Replicas keep their folders apart; a copy of the config (the same in each) goes
+# where the webapp's admin pages read it (compose: ENGINE_CONF_EXPORT, a shared volume).
+if [ -n "${ENGINE_CONF_EXPORT:-}" ]; then
+  mkdir -p "$ENGINE_CONF_EXPORT"
+  cp "$conf" "$ENGINE_CONF_EXPORT/httpd.conf.$$"
+  chown "$ENGINE_USER:$share" "$ENGINE_CONF_EXPORT/httpd.conf.$$"
+  chmod 0640 "$ENGINE_CONF_EXPORT/httpd.conf.$$"
+  mv -f "$ENGINE_CONF_EXPORT/httpd.conf.$$" "$ENGINE_CONF_EXPORT/httpd.conf"
+fi
 # -R: logs and pid files an older, root-started Apache left would stop this one (AH00091)
 chown -R "$ENGINE_USER" "$ENGINE_VAR/logs" "$ENGINE_VAR/run"
 [ -z "${SESSION_SECRET:-}" ] && echo "engine/run.sh: warning: SESSION_SECRET is empty, every session is refused" >&2

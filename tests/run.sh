@@ -4,11 +4,12 @@
 # (suites, not cases). Exits non-zero if any suite failed.
 #
 #   1. stack up           bin/prutor up
-#   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t
+#   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t,
+#                         docker stack config (deploy/swarm), helm lint + template (deploy/helm)
 #   3. haproxy behaviour  tests/haproxy.sh (routing, admission control, errors, logs)
 #      overload           tests/overload.sh (a busy webapp stays UP; fast 503s with Retry-After)
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
-#   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql
+#   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql memcached
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
 #   7. containers         containers/test.sh (`make containers-test`: the compose stack
 #                         built and run with Podman, the suites again against it)
@@ -25,7 +26,7 @@ cd "$ROOT"
 export PRUTOR_VAR=${PRUTOR_VAR:-$ROOT/var}
 mkdir -p "$PRUTOR_VAR/log"
 SUITE_TIMEOUT=${SUITE_TIMEOUT:-1200}
-FOLDERS=(engine sandbox webapp jmeter-plans tuning nosql)
+FOLDERS=(engine sandbox webapp jmeter-plans tuning nosql memcached)
 
 if [ -t 1 ]; then B=$'\e[1m' R=$'\e[31m' G=$'\e[32m' Y=$'\e[33m' N=$'\e[0m'; else B= R= G= Y= N=; fi
 passed=0 failed=0 skipped=0
@@ -65,6 +66,8 @@ suite up bin/prutor up
 suite static-compose bash tests/static.sh compose
 suite static-hadolint bash tests/static.sh hadolint
 suite static-haproxy bash tests/static.sh haproxy
+suite static-swarm bash tests/static.sh swarm
+suite static-helm bash tests/static.sh helm
 if [ -x engine/render-config.sh ]; then
   suite static-apache bash tests/static.sh apache
 else

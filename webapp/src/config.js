@@ -30,6 +30,17 @@ function bool(env, name, def, errors) {
   return def;
 }
 
+function serverList(env, key, errors) {
+  const raw = (env[key] || '').trim();
+  if (raw === '') return null;
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    const m = /^([A-Za-z0-9._-]+):(\d+)$/.exec(s);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65535) errors.push(`${key}: "${s}" is not host:port`);
+  }
+  return list;
+}
+
 function loadConfig(env = process.env) {
   const errors = [];
   const production = (env.NODE_ENV || 'production') === 'production';
@@ -50,6 +61,10 @@ function loadConfig(env = process.env) {
     memcached: {
       host: str(env, 'MEMCACHED_HOST', '127.0.0.1'),
       port: int(env, 'MEMCACHED_PORT', 11211, { min: 1, max: 65535 }, errors),
+      // One node (MEMCACHED_HOST:MEMCACHED_PORT) or several (MEMCACHED_SERVERS,
+      // "host:port,host:port"): keys are spread by the ketama hash libmemcached
+      // uses too, so the engine finds every key on the node the webapp wrote it to.
+      servers: serverList(env, 'MEMCACHED_SERVERS', errors),
       poolSize: int(env, 'MEMCACHED_POOL_SIZE', 8, { min: 1, max: 256 }, errors),
       timeoutMs: int(env, 'MEMCACHED_TIMEOUT_MS', 1000, { min: 50, max: 60000 }, errors),
     },

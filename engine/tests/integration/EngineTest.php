@@ -114,6 +114,32 @@ final class EngineTest extends TestCase
         $this->assertEquals(4, $n);
     }
 
+    public function testARetriedRequestTakesOverTheClaimOfTheReplicaThatDied(): void
+    {
+        $f = self::f();
+        $key = 'engine:inflight:' . $f->ids['other'];
+        $body = ['assignment_id' => $f->ids['open'], 'code' => self::SUM];
+        $id = static fn (string $n): array => ['X-Prutor-Request-Id: ' . $n . '-' . $f->tag];
+        // a replica died holding the claim of HAProxy's request r1
+        $f->mc->set($key, 'r1-' . $f->tag, 60);
+        // a client cannot pose as that retry: HAProxy replaces the id (when the suite runs through it)
+        if ($f->url !== $f->engineUrl) {
+            $r = $f->call('POST', '/compile', $body, 'other', true, null, $id('r1'));
+            $this->assertSame(429, $r['status'], 'a forged request id through HAProxy: ' . $r['raw']);
+        }
+        // HAProxy resends r1 to another replica: served (the assignment is not this student's: 404)
+        $r = $f->call('POST', '/compile', $body, 'other', true, $f->engineUrl, $id('r1'));
+        $this->assertNotSame(429, $r['status'], 'the retry of the request that held the claim: ' . $r['raw']);
+        $this->assertFalse($f->mc->get($key), 'the claim is released after the retried request');
+        // any other request of the student still waits for the one in flight
+        $f->mc->set($key, 'r2-' . $f->tag, 60);
+        $r = $f->call('POST', '/compile', $body, 'other', true, $f->engineUrl, $id('r3'));
+        $this->assertSame(429, $r['status'], $r['raw']);
+        $r = $f->call('POST', '/compile', $body, 'other', true, $f->engineUrl);
+        $this->assertSame(429, $r['status'], 'without an id: ' . $r['raw']);
+        $f->mc->delete($key);
+    }
+
     public function testCompilerMessagesAreStructured(): void
     {
         $r = self::f()->call('POST', '/compile', ['assignment_id' => self::f()->ids['practice'], 'code' => "int main(void){\n  int x = 1\n  return x;\n}\n"]);

@@ -163,6 +163,28 @@ def cmd_recommend(a):
     return recommend.run_cli(a)
 
 
+def cmd_plan(a):
+    from . import plan as planner
+    assume = planner.Assumptions()
+    for item in a.set or []:
+        name, _, value = item.partition("=")
+        if name not in planner.Assumptions.names():
+            print(f"plan: unknown assumption {name!r}; known: {', '.join(planner.Assumptions.names())}", file=sys.stderr)
+            return 2
+        try:
+            setattr(assume, name, type(getattr(assume, name))(value))
+        except ValueError:
+            print(f"plan: {name} needs a number, got {value!r}", file=sys.stderr)
+            return 2
+    try:
+        p = planner.plan(a.students, a.host_cores, assume)
+    except ValueError as e:
+        print(f"plan: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(p, indent=2) if a.json else planner.format_plan(p))
+    return 0
+
+
 def cmd_report(a):
     from . import report
     return report.run_cli(a)
@@ -217,6 +239,12 @@ def main(argv):
     s.add_argument("--write", help="write the recommended profile here (default var/tuning/recommended-<plan>-<N>.env)")
     s.add_argument("--json", action="store_true", help="print the decision as JSON (implies --no-run; writes nothing)")
     s.set_defaults(fn=cmd_recommend)
+    s = sub.add_parser("plan", help="engine and webapp cores and hosts for N students, from this host's per-request figures")
+    s.add_argument("--students", type=int, required=True)
+    s.add_argument("--host-cores", type=int, default=8, help="cores per host (default 8)")
+    s.add_argument("--set", action="append", metavar="NAME=VALUE", help="override one assumption")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=cmd_plan)
     s = sub.add_parser("report", help="Markdown + HTML report with plots (var/tuning/report/)")
     s.add_argument("--out", default=None)
     s.add_argument("--tag", default=None, help="only runs with this tag")

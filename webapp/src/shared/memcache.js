@@ -3,10 +3,18 @@
 // (thesis lesson 1: never a TCP connection per get/set). The pool is opened at
 // start-up and idle connections are never closed, so the number of connections
 // stays flat after warm-up.
+//
+// Several nodes (cfg.servers, from MEMCACHED_SERVERS): the client's default key
+// distribution is libketama's (MD5, 160 points per node, a node on port 11211 named
+// without its port), the one the engine's php-memcached uses with
+// OPT_LIBKETAMA_COMPATIBLE, so both find a key on the same node
+// (memcached/test.sh checks it on two real nodes). A node that is down is never
+// removed from the ring (remove: false): its keys miss, none move to another node.
 const Memcached = require('memcached');
 
 function createMemcache(cfg) {
-  const client = new Memcached(`${cfg.host}:${cfg.port}`, {
+  const servers = cfg.servers && cfg.servers.length ? cfg.servers : [`${cfg.host}:${cfg.port}`];
+  const client = new Memcached(servers, {
     poolSize: cfg.poolSize,
     idle: 0,               // never drop idle connections
     timeout: cfg.timeoutMs,
@@ -23,6 +31,8 @@ function createMemcache(cfg) {
     reconnect: 1000,
     remove: false,
     maxValue: 1048576,
+    algorithm: 'md5',
+    compatibility: 'ketama',
   });
 
   const unavailable = (cause) => {

@@ -4,6 +4,10 @@
 // bounded buffer; the engine's events are read from the spool file
 // $PRUTOR_VAR/telemetry/engine.jsonl, whose shipped offset is remembered in
 // engine.jsonl.offset (advanced only after MongoDB accepted the batch).
+// Several webapp replicas may read one spool (compose on one host: a shared volume):
+// each spooled event's _id is derived from its place and bytes in the spool, so a line
+// two shippers both send is stored once (the second insert is a duplicate key, ignored).
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const fsp = require('node:fs/promises');
 const path = require('node:path');
@@ -18,7 +22,18 @@ function toDoc(e) {
   return doc;
 }
 
-function createShipper({ mongoUrl, varDir, batchSize = 500, flushMs = 2000, maxBuffered = 50000, log = console }) {
+// The spool line at byte `offset`: the same _id whichever shipper reads it.
+function spoolId(offset, raw) {
+  return 'engine:' + crypto.createHash('sha1').update(`${offset}:`).update(raw).digest('base64url');
+}
+
+// insertMany(ordered: false) stores every new document and reports the duplicates.
+function onlyDuplicates(err) {
+  const errs = err && (Array.isArray(err.writeErrors) ? err.writeErrors : err.writeErrors ? [err.writeErrors] : []);
+  return Boolean(errs && errs.length) && errs.every((e) => e.code === 11000);
+}
+
+function createShipper({ mongoUrl, varDir, batchSize = 500, flushMs = 2000, maxBuffered = 50000, log = console, openCollection = null }) {
   const spoolDir = path.join(varDir, 'telemetry');
   const spool = path.join(spoolDir, 'engine.jsonl');
   const offsetFile = `${spool}.offset`;
@@ -38,6 +53,7 @@ function createShipper({ mongoUrl, varDir, batchSize = 500, flushMs = 2000, maxB
 
   async function collection() {
     if (coll) return coll;
+    if (openCollection) return (coll = await openCollection());
     client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 2000, connectTimeoutMS: 2000, maxPoolSize: 2 });
     await client.connect();
     coll = client.db().collection('telemetry');
@@ -59,18 +75,19 @@ function createShipper({ mongoUrl, varDir, batchSize = 500, flushMs = 2000, maxB
       const len = Math.min(CHUNK, size - offset);
       const buf = Buffer.alloc(len);
       await fh.read(buf, 0, len, offset);
-      const text = buf.toString('utf8');
       const docs = [];
       let pos = 0;
       for (;;) {
-        const nl = text.indexOf('\n', pos);
+        const nl = buf.indexOf(10, pos);
         if (nl < 0 || docs.length >= room) break;
-        const line = text.slice(pos, nl).trim();
+        const raw = buf.subarray(pos, nl);
+        const at = offset + pos;
         pos = nl + 1;
+        const line = raw.toString('utf8').trim();
         if (!line) continue;
-        try { docs.push(toDoc({ source: 'engine', ...JSON.parse(line) })); } catch { /* skip a corrupt line */ }
+        try { docs.push(toDoc({ source: 'engine', ...JSON.parse(line), _id: spoolId(at, raw) })); } catch { /* skip a corrupt line */ }
       }
-      return { docs, next: offset + Buffer.byteLength(text.slice(0, pos)) };
+      return { docs, next: offset + pos };
     } finally { await fh.close(); }
   }
 
@@ -83,7 +100,11 @@ function createShipper({ mongoUrl, varDir, batchSize = 500, flushMs = 2000, maxB
       const docs = mine.map(toDoc).concat(spooled.docs);
       if (docs.length) {
         const c = await collection();
-        await c.insertMany(docs, { ordered: false });
+        try {
+          await c.insertMany(docs, { ordered: false });
+        } catch (err) {
+          if (!onlyDuplicates(err)) throw err; // another replica shipped those lines first
+        }
         stats.shipped += docs.length;
         stats.lastShipAt = new Date().toISOString();
       }

@@ -40,3 +40,10 @@ test('fails fast, naming every problem', () => {
   assert.match(err.message, /DB_PORT must be between 1 and 65535/);
   assert.match(err.message, /MONGO_URL/);
 });
+
+test('MEMCACHED_SERVERS lists several nodes; a bad entry is refused', () => {
+  assert.equal(loadConfig({ ...OK }).memcached.servers, null);
+  const c = loadConfig({ ...OK, MEMCACHED_SERVERS: 'memcached-a:11211, memcached-b:11212' });
+  assert.deepEqual(c.memcached.servers, ['memcached-a:11211', 'memcached-b:11212']);
+  assert.throws(() => loadConfig({ ...OK, MEMCACHED_SERVERS: 'memcached-a:11211,memcached-b' }), /MEMCACHED_SERVERS: "memcached-b" is not host:port/);
+});
