@@ -13,8 +13,16 @@
 // forks this file at most once (again after a crash), one message per compare.
 const { fork } = require('node:child_process');
 const os = require('node:os');
+const { unavailable } = require('../shared/errors');
 
 const COMPARE_TIMEOUT_MS = 120000; // a starved compare is slow, a lost one must not hang a sign-in
+const RETRY_AFTER_S = 2;
+
+// A compare that failed here (the hasher died, did not answer, could not be reached) is
+// the server's fault, never the password's: the student gets 503 + Retry-After, which
+// the login page waits out and sends again.
+const lost = (why) => unavailable(`Signing in failed on our side (${why}). Trying again in ${RETRY_AFTER_S} seconds.`,
+  { code: 'busy', retryAfter: RETRY_AFTER_S });
 
 function createHasher({ nice = 10, log = console } = {}) {
   let child = null;
@@ -34,12 +42,17 @@ function createHasher({ nice = 10, log = console } = {}) {
       pending.delete(m.id);
       clearTimeout(p.timer);
       holdOpen();
-      if (m.error) p.reject(new Error(m.error)); else p.resolve(m.ok === true);
+      if (m.error) p.reject(lost(m.error)); else p.resolve(m.ok === true);
     });
-    child.on('exit', (code, signal) => {
-      child = null;
-      failAll(new Error(`the password hasher stopped (${signal || code})`));
-    });
+    // the channel closes when the child dies (also when this process is about to go
+    // idle and would not wait for the exit event)
+    const self = child;
+    const gone = (why) => {
+      if (child === self) child = null;
+      failAll(lost(why));
+    };
+    child.on('disconnect', () => gone('the password checker stopped'));
+    child.on('exit', (code, signal) => gone(`the password checker stopped: ${signal || code}`));
     child.unref();
     holdOpen();
   }
@@ -55,7 +68,7 @@ function createHasher({ nice = 10, log = console } = {}) {
     if (!child) start();
     const id = nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { pending.delete(id); holdOpen(); reject(new Error('the password hasher did not answer')); }, COMPARE_TIMEOUT_MS);
+      const timer = setTimeout(() => { pending.delete(id); holdOpen(); reject(lost('the password checker did not answer')); }, COMPARE_TIMEOUT_MS);
       timer.unref();
       pending.set(id, { resolve, reject, timer });
       holdOpen();
@@ -64,7 +77,7 @@ function createHasher({ nice = 10, log = console } = {}) {
         pending.delete(id);
         clearTimeout(timer);
         holdOpen();
-        reject(err);
+        reject(lost(err.message));
       });
     });
   }
