@@ -30,7 +30,7 @@ FOLDERS=(engine sandbox webapp jmeter-plans tuning nosql memcached)
 
 if [ -t 1 ]; then B=$'\e[1m' R=$'\e[31m' G=$'\e[32m' Y=$'\e[33m' N=$'\e[0m'; else B= R= G= Y= N=; fi
 passed=0 failed=0 skipped=0
-results=()
+results=() failed_logs=()
 t_all=$SECONDS
 
 wanted() { [ -z "${TEST_ONLY:-}" ] || [[ " $TEST_ONLY " == *" $1 "* ]]; }
@@ -58,6 +58,7 @@ suite() { # suite NAME COMMAND...
   else
     [ "$rc" -eq 124 ] && echo "suite $name timed out after ${SUITE_TIMEOUT}s" | tee -a "$log"
     failed=$((failed + 1)); results+=("${R}FAIL${N}  $name ($((SECONDS - t))s, exit $rc, log $log)")
+    failed_logs+=("$name:$log")
   fi
 }
 skip() { wanted "$1" || return 0; skipped=$((skipped + 1)); results+=("${Y}SKIP${N}  $1 ($2)"); printf '\n%s======== %s%s: SKIP (%s)\n' "$B" "$1" "$N" "$2"; }
@@ -93,7 +94,25 @@ if [ "${CI:-}" = true ] && [ "${PRUTOR_KEEP_UP:-}" != 1 ]; then
   printf '\n'; bin/prutor down || true
 fi
 
+# Why each failed suite failed, in a few lines, printed last: a CI log is often read
+# only by its tail, and there the summary alone says which suite but not why.
+failure_digest() { # failure_digest LOG
+  local log=$1
+  if grep -qE '^There (was|were) [0-9]+ (failure|error)' "$log"; then        # PHPUnit
+    sed -n '/^There \(was\|were\) [0-9]* \(failure\|error\)/,$p' "$log" | grep -v '^\s*$' | head -14
+  elif grep -q '^✖ failing tests:' "$log"; then                                # node --test, spec reporter
+    sed -n '/^✖ failing tests:/,$p' "$log" | grep -v '^\s*$' | head -14
+  else
+    grep -E 'FAIL|✖|not ok|[Ee]rror' "$log" | tail -8
+    tail -n 3 "$log"
+  fi | cut -c1-220 | sed 's/^/    /'
+}
+
 printf '\n%s======== summary (%ss)%s\n' "$B" "$((SECONDS - t_all))" "$N"
 printf '  %s\n' "${results[@]}"
+for entry in "${failed_logs[@]}"; do
+  printf '%s-------- why %s failed%s\n' "$B" "${entry%%:*}" "$N"
+  failure_digest "${entry#*:}"
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
