@@ -16,6 +16,16 @@
 // sandbox slots; the engine's admission control bounds staff, so the grader cannot
 // take more than its share of slots from students); 0 turns it off. 429/503 answers
 // are retried later.
+//
+// Grading is background work: nobody waits for it during the exam (a provisional
+// score), and a final grade depends only on what was stored before the deadline,
+// not on when it is computed. So while the host is saturated (its 1-minute load
+// average per core at or above GRADER_YIELD_LOAD) the grader leaves the cores to
+// sign-ins, pages and saves: it grades one batch (GRADER_CONCURRENCY assignments)
+// every GRADER_BUSY_EVERY_S instead of everything due, and catches up once the load
+// drops. The load is this host's: with the engine on other hosts it says less
+// (GRADER_YIELD_LOAD=0 turns this off).
+const os = require('node:os');
 const { createDb } = require('../shared/db');
 const { withTx } = require('../staff/tx');
 const { createMemcache } = require('../shared/memcache');
@@ -51,8 +61,33 @@ const TARGET_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline, a.p
   LEFT JOIN submissions sub ON sub.assignment_id = g.assignment_id
  WHERE g.assignment_id = ?`;
 
-function createGrader({ cfg, log = console, fetchImpl = fetch }) {
+function hostLoadPerCore() {
+  return os.loadavg()[0] / Math.max(1, os.availableParallelism ? os.availableParallelism() : os.cpus().length);
+}
+
+// How much this tick may grade: 'all' that is due, one 'batch', or 'none'.
+function createPacer({ yieldLoad, busyEveryMs, loadPerCore = hostLoadPerCore, now = Date.now, log = console }) {
+  let busy = false;
+  let lastBatch = -Infinity;
+  return function allowance() {
+    const load = loadPerCore();
+    if (!(yieldLoad > 0) || load < yieldLoad) {
+      if (busy) log.info(`[grader] host no longer busy (load ${load.toFixed(2)} per core): grading all that is due`);
+      busy = false;
+      return 'all';
+    }
+    if (!busy) log.info(`[grader] host busy (load ${load.toFixed(2)} per core): one batch every ${Math.round(busyEveryMs / 1000)} s`);
+    busy = true;
+    const t = now();
+    if (t - lastBatch < busyEveryMs) return 'none';
+    lastBatch = t;
+    return 'batch';
+  };
+}
+
+function createGrader({ cfg, log = console, fetchImpl = fetch, loadPerCore = hostLoadPerCore }) {
   const concurrency = cfg.grader.concurrency;
+  const allowance = createPacer({ yieldLoad: cfg.grader.yieldLoad, busyEveryMs: cfg.grader.busyEveryS * 1000, loadPerCore, log });
   const db = createDb({ ...cfg.db, poolSize: concurrency + 2 });
   const mc = createMemcache({ ...cfg.memcached, poolSize: 1 });
   let lockConn = null;
@@ -165,15 +200,17 @@ function createGrader({ cfg, log = console, fetchImpl = fetch }) {
     }
   }
 
-  async function tick() {
+  // Grades what is due: everything, or (oneBatch) at most one batch of `concurrency`.
+  async function tick({ oneBatch = false } = {}) {
     await sweep();
     for (;;) {
       const due = await db.query(`SELECT assignment_id, version, attempts FROM grading_queue
-        WHERE due_at <= UTC_TIMESTAMP(3) ORDER BY due_at LIMIT ${concurrency * 8}`);
+        WHERE due_at <= UTC_TIMESTAMP(3) ORDER BY due_at LIMIT ${oneBatch ? concurrency : concurrency * 8}`);
       if (!due.length || stopped) return;
       for (let i = 0; i < due.length && !stopped; i += concurrency) {
         await Promise.all(due.slice(i, i + concurrency).map((row) => gradeOne(row).catch((err) => log.error(`[grader] ${err.message}`))));
       }
+      if (oneBatch) return;
     }
   }
 
@@ -194,7 +231,10 @@ function createGrader({ cfg, log = console, fetchImpl = fetch }) {
   function schedule(ms) { if (!stopped) timer = setTimeout(loop, ms); }
   async function loop() {
     try {
-      if (await haveLock()) await tick();
+      if (await haveLock()) {
+        const allowed = allowance();
+        if (allowed !== 'none') await tick({ oneBatch: allowed === 'batch' });
+      }
     } catch (err) {
       if (lockConn && err.fatal) lockConn = null;
       log.error(`[grader] ${err.message}`);
@@ -214,4 +254,4 @@ function createGrader({ cfg, log = console, fetchImpl = fetch }) {
   };
 }
 
-module.exports = { createGrader, GRADER_USERNAME };
+module.exports = { createGrader, createPacer, GRADER_USERNAME };
