@@ -83,8 +83,9 @@ final class Api
             throw new HttpError(403, 'the page is out of date (CSRF check failed): reload it and try again');
         }
         LabLock::check($this->c, $session, $server);
-        // one engine request at a time per student, released when this request ends (staff,
-        // and the automatic grader among them, are bounded by admission control alone)
+        // one engine request at a time per student, released when this request ends (staff are
+        // bounded by admission control alone; the automatic grader's background session never
+        // gets the last free slot: Slots::acquire)
         $share = new FairShare($this->c);
         if ($session->role() === 'student') {
             $share->claim($session->userId(), (string) ($server['HTTP_X_PRUTOR_REQUEST_ID'] ?? ''));

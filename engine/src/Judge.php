@@ -15,7 +15,7 @@ final class Judge
 {
     public const HIDDEN_FAILED = 'hidden_failed';
 
-    public function __construct(private readonly Config $c)
+    public function __construct(private readonly Config $c, private readonly bool $background = false)
     {
     }
 
@@ -44,7 +44,7 @@ final class Judge
         $limits = Environments::limits($this->c, $env, [
             'CPU_TIME_MS' => (int) $p['time_limit_ms'], 'MEMORY_KB' => (int) $p['memory_limit_kb'],
         ]);
-        $runner = new Runner($this->c);
+        $runner = new Runner($this->c, $this->background);
         $cr = $runner->compile($env, $code);
         if ($cr['internal']) {
             throw new HttpError(500, 'the sandbox failed to compile: try again');

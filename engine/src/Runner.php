@@ -19,7 +19,8 @@ final class Runner
     private ?string $isolation = null;
     private Sandbox $box;
 
-    public function __construct(private readonly Config $c)
+    /** @param bool $background work nobody waits for: never takes the last free slot (Slots) */
+    public function __construct(private readonly Config $c, private readonly bool $background = false)
     {
         $this->box = new Sandbox($c);
     }
@@ -40,7 +41,7 @@ final class Runner
     private function slot(): int
     {
         if ($this->slot === null) {
-            $this->slot = Slots::acquire($this->c);
+            $this->slot = Slots::acquire($this->c, $this->background);
             $this->isolation = $this->box->isolation($this->slot);
         }
         return $this->slot;

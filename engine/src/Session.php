@@ -123,6 +123,15 @@ final class Session
         return (string) $this->data['role'];
     }
 
+    /**
+     * A session of background work nobody waits for (the webapp's automatic grader marks
+     * its own session so; sessions live only on the server, so a client cannot claim it).
+     */
+    public function isBackground(): bool
+    {
+        return ($this->data['background'] ?? false) === true;
+    }
+
     public function isStaff(): bool
     {
         return in_array($this->role(), ['admin', 'instructor', 'ta'], true);

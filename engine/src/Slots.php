@@ -7,13 +7,15 @@ namespace Prutor\Engine;
 /**
  * Admission control: a bounded set of sandbox slots, one flock each. A request waits
  * up to ENGINE_QUEUE_WAIT_MS for a free slot, then gets 503 busy with Retry-After.
+ * Background work (the automatic grader) never takes the last free slot, so a student
+ * always finds the one it left; with a single slot it shares it.
  */
 final class Slots
 {
     /** @var array<int, resource> */
     private static array $held = [];
 
-    public static function acquire(Config $c): int
+    public static function acquire(Config $c, bool $background = false): int
     {
         $dir = $c->engineDir . '/locks';
         $deadline = hrtime(true) + $c->queueWaitMs * 1_000_000;
@@ -26,8 +28,11 @@ final class Slots
                     throw new HttpError(500, 'the engine cannot open its slot locks');
                 }
                 if (flock($fh, LOCK_EX | LOCK_NB)) {
-                    self::$held[$slot] = $fh;
-                    return $slot;
+                    if (!$background || $c->slots < 2 || self::anotherFree($c, $slot)) {
+                        self::$held[$slot] = $fh;
+                        return $slot;
+                    }
+                    flock($fh, LOCK_UN);
                 }
                 fclose($fh);
             }
@@ -35,6 +40,30 @@ final class Slots
         } while (hrtime(true) < $deadline);
         Metrics::inc('busy');
         throw new HttpError(503, 'busy', ['Retry-After' => '1']);
+    }
+
+    /** Whether a slot other than $mine is free at this moment. */
+    private static function anotherFree(Config $c, int $mine): bool
+    {
+        for ($k = 0; $k < $c->slots; $k++) {
+            $slot = $c->slotBase + $k;
+            if ($slot === $mine) {
+                continue;
+            }
+            $fh = @fopen($c->engineDir . '/locks/slot' . $slot, 'c');
+            if ($fh === false) {
+                continue;
+            }
+            $free = flock($fh, LOCK_EX | LOCK_NB);
+            if ($free) {
+                flock($fh, LOCK_UN);
+            }
+            fclose($fh);
+            if ($free) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static function release(int $slot): void

@@ -29,7 +29,7 @@ final class StaffApi
         if (!$row) {
             throw new HttpError(404, 'no such problem');
         }
-        $judge = new Judge($this->c);
+        $judge = new Judge($this->c, $this->s->isBackground());
         $showHidden = in_array($this->s->role(), ['admin', 'instructor'], true);
         $res = $judge->judge($row, $code, $judge->testCases($pid, (string) $row['updated_at']), $showHidden);
         unset($res['rows']);

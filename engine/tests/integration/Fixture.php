@@ -63,7 +63,8 @@ final class Fixture
     {
         $t = $this->tag;
         $this->ids['section'] = $this->ins('INSERT INTO sections (code, name) VALUES (?, ?)', [$t, 'engine test']);
-        $people = ['student' => 'student', 'other' => 'student', 'staff' => 'instructor', 'ta' => 'ta'];
+        // grader: a background session, as the webapp's automatic grader makes its own
+        $people = ['student' => 'student', 'other' => 'student', 'staff' => 'instructor', 'ta' => 'ta', 'grader' => 'instructor'];
         for ($i = 0; $i < self::BURST_USERS; $i++) {
             $people['burst' . $i] = 'student';
         }
@@ -96,7 +97,7 @@ final class Fixture
             $sid = rtrim(strtr(base64_encode(random_bytes(32)), '+/', '-_'), '=');
             $csrf = rtrim(strtr(base64_encode(random_bytes(32)), '+/', '-_'), '=');
             $this->mc->set('sess:' . $sid, json_encode(['uid' => $this->ids[$k], 'username' => $t . $k, 'name' => 'T', 'role' => $role,
-                'section_id' => $this->ids['section'], 'csrf' => $csrf, 'created' => time()]), 3600);
+                'section_id' => $this->ids['section'], 'csrf' => $csrf, 'created' => time()] + ($k === 'grader' ? ['background' => true] : [])), 3600);
             $sig = rtrim(strtr(base64_encode(hash_hmac('sha256', $sid, $secret, true)), '+/', '-_'), '=');
             $this->sessions[$k] = ['cookie' => 'prutor.sid=' . $sid . '.' . $sig, 'csrf' => $csrf, 'sid' => $sid];
         }
@@ -110,7 +111,7 @@ final class Fixture
         foreach ($this->sessions as $s) {
             $this->mc->delete('sess:' . $s['sid']);
         }
-        $users = [$this->ids['student'], $this->ids['other'], $this->ids['staff'], $this->ids['ta']];
+        $users = [$this->ids['student'], $this->ids['other'], $this->ids['staff'], $this->ids['ta'], $this->ids['grader']];
         for ($i = 0; $i < self::BURST_USERS; $i++) {
             $users[] = $this->ids['burst' . $i];
         }

@@ -18,6 +18,8 @@ final class IntegrityTest extends TestCase
 {
     private static ?Fixture $f = null;
 
+    private const SUM_CODE = "#include <stdio.h>\nint main(void){long a,b; if(scanf(\"%ld %ld\",&a,&b)!=2) return 1; printf(\"%ld\\n\",a+b); return 0;}\n";
+
     public static function setUpBeforeClass(): void
     {
         self::$f = Fixture::open();
@@ -165,6 +167,83 @@ C;
         $this->assertSame([200, 429], $statuses);
         // the claim is released: the next request goes through
         $this->assertSame("x\n", $this->runCode("#include <stdio.h>\nint main(void){puts(\"x\");return 0;}")['stdout']);
+    }
+
+    /**
+     * The automatic grader (a background session) cannot starve students: while every slot
+     * but one is busy it gets a quick 503 (the grader retries later), and the slot it left
+     * serves a student at once; once slots are free it is served.
+     */
+    public function testBackgroundWorkNeverTakesTheLastFreeSlot(): void
+    {
+        $f = self::f();
+        $slots = (int) (getenv('ENGINE_SLOTS') ?: 2);
+        if ($slots < 2 || $slots > Fixture::BURST_USERS) {
+            $this->markTestSkipped("needs 2..10 sandbox slots (ENGINE_SLOTS=$slots)");
+        }
+        // sleepers on a problem whose limits let them hold a slot for 8 s (wall = 2 x CPU + 1 s)
+        $long = $f->db->prepare("INSERT INTO problems (title, statement_md, env, template_code, solution_code, time_limit_ms, memory_limit_kb, compare_mode)
+            VALUES (?, '', 'c', '', '', 4000, 65536, 'trim')");
+        $long->execute([$f->tag . ' long']);
+        $longProblem = (int) $f->db->lastInsertId();
+        $aids = [];
+        for ($i = 0; $i < $slots - 1; $i++) {
+            $f->db->prepare("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 'long')")->execute([$f->ids['burst' . $i], $longProblem]);
+            $aids[$i] = (int) $f->db->lastInsertId();
+        }
+        try {
+            $this->backgroundAgainstSleepers($slots, $aids);
+        } finally {
+            $f->db->exec('DELETE FROM assignments WHERE id IN (' . implode(',', $aids) . ')');
+            $f->db->exec('DELETE FROM problems WHERE id = ' . $longProblem);
+        }
+    }
+
+    /** @param array<int, int> $aids the sleepers' assignments */
+    private function backgroundAgainstSleepers(int $slots, array $aids): void
+    {
+        $f = self::f();
+        $sleep = "#include <unistd.h>\nint main(void){ sleep(8); return 0; }\n/* " . $f->tag . " holds a slot */";
+        // compiled once beforehand, so that each sleeper holds its slot at once
+        $this->assertSame(200, $f->call('POST', '/compile', ['assignment_id' => $aids[0], 'code' => $sleep], 'burst0')['status']);
+        $mh = curl_multi_init();
+        $hs = [];
+        for ($i = 0; $i < $slots - 1; $i++) {
+            $ch = curl_init($f->url . '/execute');
+            curl_setopt_array($ch, [CURLOPT_POST => true, CURLOPT_RETURNTRANSFER => true, CURLOPT_TIMEOUT => 30,
+                CURLOPT_POSTFIELDS => json_encode(['assignment_id' => $aids[$i], 'code' => $sleep, 'input' => '']),
+                CURLOPT_HTTPHEADER => ['Content-Type: application/json', 'Cookie: ' . $f->sessions['burst' . $i]['cookie'],
+                    'X-CSRF-Token: ' . $f->sessions['burst' . $i]['csrf']]]);
+            curl_multi_add_handle($mh, $ch);
+            $hs[] = $ch;
+        }
+        $until = microtime(true) + 1.0; // the sleepers take their slots
+        do {
+            curl_multi_exec($mh, $running);
+            curl_multi_select($mh, 0.05);
+        } while (microtime(true) < $until);
+        $evaluate = ['problem_id' => $f->ids['problem'], 'code' => self::SUM_CODE];
+        $bg = $f->call('POST', '/evaluate', $evaluate, 'grader');
+        $this->assertSame(503, $bg['status'], 'the grader may not take the last free slot: ' . $bg['raw']);
+        $this->assertGreaterThanOrEqual(1, (int) ($bg['headers']['retry-after'] ?? 0));
+        $wait = ((int) (getenv('ENGINE_QUEUE_WAIT_MS') ?: 3000)) / 1000;
+        $this->assertLessThan($wait + 2.0, $bg['ms'] / 1000, 'refused within the slot wait');
+        $student = $f->call('POST', '/execute', ['assignment_id' => $f->ids['practice'], 'code' => self::SUM_CODE, 'input' => "2 3\n"]);
+        $this->assertSame(200, $student['status'], 'the slot the grader left serves a student: ' . $student['raw']);
+        $this->assertSame("5\n", $student['json']['stdout']);
+        $staff = $f->call('POST', '/evaluate', $evaluate, 'staff');
+        $this->assertSame(200, $staff['status'], 'an instructor is not background work: ' . $staff['raw']);
+        do {
+            curl_multi_exec($mh, $running);
+            curl_multi_select($mh, 0.1);
+        } while ($running > 0);
+        foreach ($hs as $ch) {
+            $this->assertSame(200, (int) curl_getinfo($ch, CURLINFO_RESPONSE_CODE), (string) curl_multi_getcontent($ch));
+            curl_multi_remove_handle($mh, $ch);
+        }
+        $bg = $f->call('POST', '/evaluate', $evaluate, 'grader');
+        $this->assertSame(200, $bg['status'], 'with slots free the grader is served: ' . $bg['raw']);
+        $this->assertSame('accepted', $bg['json']['verdict']);
     }
 
     public function testEvaluationsAreRateLimitedPerStudent(): void

@@ -14,8 +14,9 @@
 // the last code stored before the deadline submitted automatically. Late versions
 // are never graded. GRADER_CONCURRENCY engine calls at a time (default 2, about the
 // sandbox slots; the engine's admission control bounds staff, so the grader cannot
-// take more than its share of slots from students); 0 turns it off. 429/503 answers
-// are retried later.
+// take more than its share of slots from students); 0 turns it off. Its session is
+// marked background, so the engine never gives it the last free sandbox slot; 429/503
+// answers (busy) are retried a few seconds later without counting as a failed attempt.
 //
 // Grading is background work: nobody waits for it during the exam (a provisional
 // score), and a final grade depends only on what was stored before the deadline,
@@ -115,8 +116,10 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, loadPerCore = hos
     const u = await graderAccount();
     const sid = newId();
     const csrf = newId();
+    // background: the engine never gives this session the last free sandbox slot
     await mc.set(`sess:${sid}`, JSON.stringify({
       uid: u.id, username: u.username, name: u.name, role: u.role, section_id: null, csrf, created: Math.floor(Date.now() / 1000),
+      background: true,
     }), SESSION_TTL_S);
     session = { cookie: `${COOKIE}=${cookieValue(sid, cfg.sessionSecret)}`, csrf, until: Date.now() + (SESSION_TTL_S / 2) * 1000 };
     return session;
@@ -134,6 +137,12 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, loadPerCore = hos
     });
     const body = await res.json().catch(() => null);
     if (res.status === 401 || res.status === 403) session = null;
+    if (res.status === 429 || res.status === 503) {
+      // busy (no slot left for background work, or overload): not a failure of this assignment
+      const err = new Error(`engine busy (${res.status})`);
+      err.retryAfterS = Math.min(60, Math.max(2, Number(res.headers.get('retry-after')) || 5));
+      throw err;
+    }
     if (!res.ok || !body) throw new Error(`engine answered ${res.status}: ${body && body.error ? body.error : 'no JSON'}`);
     return body;
   }
@@ -188,6 +197,11 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, loadPerCore = hos
       }
       await settle(assignmentId, version, final, t.deadline);
     } catch (err) {
+      if (err.retryAfterS) { // the engine is busy: later, without counting an attempt
+        await db.query('UPDATE grading_queue SET due_at = UTC_TIMESTAMP(3) + INTERVAL ? SECOND WHERE assignment_id = ? AND version = ?',
+          [err.retryAfterS, assignmentId, version]);
+        return;
+      }
       if (attempts + 1 >= MAX_ATTEMPTS) {
         log.error(`[grader] assignment ${assignmentId}: giving up after ${MAX_ATTEMPTS} attempts: ${err.message}`);
         await settle(assignmentId, version, true);
