@@ -16,15 +16,6 @@ function int(env, name, def, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}, er
   return n;
 }
 
-function num(env, name, def, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}, errors) {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^\d+(\.\d+)?$/.test(String(raw).trim())) { errors.push(`${name} must be a number (got "${raw}")`); return def; }
-  const n = Number(raw);
-  if (n < min || n > max) errors.push(`${name} must be between ${min} and ${max} (got ${n})`);
-  return n;
-}
-
 function str(env, name, def) {
   const raw = env[name];
   return raw === undefined || raw === '' ? def : String(raw);
@@ -116,12 +107,12 @@ function loadConfig(env = process.env) {
     lateSaveGraceS: int(env, 'LATE_SAVE_GRACE_S', 300, { min: 0, max: 86400 }, errors),
     // The automatic grader (src/exam/grader.js) in the cluster primary: evaluations it keeps in
     // flight (0: off; about the engine's sandbox slots, which admission control bounds anyway),
-    // its loop period, and how it yields to a saturated host (the 1-minute load average per
-    // core from which it grades only one batch every busyEveryS; 0: never yields).
+    // its loop period, and how it yields to a saturated host (the CPU pressure, in percent,
+    // from which it grades only one batch every busyEveryS; 0: never yields).
     grader: {
       concurrency: int(env, 'GRADER_CONCURRENCY', 2, { min: 0, max: 64 }, errors),
       tickMs: int(env, 'GRADER_TICK_MS', 2000, { min: 100, max: 600000 }, errors),
-      yieldLoad: num(env, 'GRADER_YIELD_LOAD', 1.0, { min: 0, max: 100 }, errors),
+      yieldPressure: int(env, 'GRADER_YIELD_PRESSURE', 50, { min: 0, max: 100 }, errors),
       busyEveryS: int(env, 'GRADER_BUSY_EVERY_S', 10, { min: 1, max: 3600 }, errors),
     },
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).
