@@ -138,7 +138,7 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
 
   // The engine's staff evaluation (CONTRACTS "Staff calls to the engine"): every
   // test case of the problem, nothing stored by the engine; score out of 100.
-  async function evaluate(problemId, code) {
+  async function evaluate(problemId, code, signedInAgain = false) {
     const s = await engineSession();
     const res = await fetchImpl(`${cfg.engineUrl}/evaluate`, {
       method: 'POST',
@@ -147,7 +147,11 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
       signal: AbortSignal.timeout(120000),
     });
     const body = await res.json().catch(() => null);
-    if (res.status === 401 || res.status === 403) session = null;
+    if (res.status === 401 || res.status === 403) {
+      // its session was evicted (a memcached restart or flush): a new one, and once more
+      session = null;
+      if (!signedInAgain) return evaluate(problemId, code, true);
+    }
     if (res.status === 429 || res.status === 503) {
       // busy (no slot left for background work, or overload): not a failure of this assignment
       const err = new Error(`engine busy (${res.status})`);
