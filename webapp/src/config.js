@@ -112,7 +112,7 @@ function loadConfig(env = process.env) {
     grader: {
       concurrency: int(env, 'GRADER_CONCURRENCY', 2, { min: 0, max: 64 }, errors),
       tickMs: int(env, 'GRADER_TICK_MS', 2000, { min: 100, max: 600000 }, errors),
-      yieldPressure: int(env, 'GRADER_YIELD_PRESSURE', 50, { min: 0, max: 100 }, errors),
+      yieldPressure: int(env, 'GRADER_YIELD_PRESSURE', 60, { min: 0, max: 100 }, errors),
       busyEveryS: int(env, 'GRADER_BUSY_EVERY_S', 10, { min: 1, max: 3600 }, errors),
     },
     // Test/diagnostics only: answer every request with X-DB-Queries (its MySQL query count).

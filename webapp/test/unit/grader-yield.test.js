@@ -20,8 +20,13 @@ test('grader pacing: all that is due on a quiet host, one batch now and then on 
   assert.strictEqual(allowance(), 'none');
   t = 10000;
   assert.strictEqual(allowance(), 'batch', 'a host that stays busy still gets its grades, slowly');
+  pressure = 45;
+  t = 12000;
+  assert.strictEqual(allowance(), 'none', 'just below the threshold it stays busy (no flapping)');
+  pressure = 39;
+  assert.strictEqual(allowance(), 'all', 'a fifth below the threshold: everything due at once');
   pressure = 49;
-  assert.strictEqual(allowance(), 'all', 'below the threshold again: everything due at once');
+  assert.strictEqual(allowance(), 'all', 'and not busy again until the threshold itself');
 });
 
 test('grader pacing: GRADER_YIELD_PRESSURE=0 never yields', () => {
