@@ -47,23 +47,28 @@ final class Slots
     {
         for ($k = 0; $k < $c->slots; $k++) {
             $slot = $c->slotBase + $k;
-            if ($slot === $mine) {
-                continue;
-            }
-            $fh = @fopen($c->engineDir . '/locks/slot' . $slot, 'c');
-            if ($fh === false) {
-                continue;
-            }
-            $free = flock($fh, LOCK_EX | LOCK_NB);
-            if ($free) {
+            $fh = $slot === $mine ? null : self::lockIfFree($c, $slot);
+            if ($fh !== null) {
                 flock($fh, LOCK_UN);
-            }
-            fclose($fh);
-            if ($free) {
+                fclose($fh);
                 return true;
             }
         }
         return false;
+    }
+
+    /** @return resource|null the slot's lock file, locked by us, or null if it is taken (or cannot be opened) */
+    private static function lockIfFree(Config $c, int $slot): mixed
+    {
+        $fh = @fopen($c->engineDir . '/locks/slot' . $slot, 'c');
+        if ($fh === false) {
+            return null;
+        }
+        if (flock($fh, LOCK_EX | LOCK_NB)) {
+            return $fh;
+        }
+        fclose($fh);
+        return null;
     }
 
     public static function release(int $slot): void
@@ -77,16 +82,12 @@ final class Slots
 
     public static function tryAcquire(Config $c): ?int
     {
-        $dir = $c->engineDir . '/locks';
         for ($k = 0; $k < $c->slots; $k++) {
             $slot = $c->slotBase + $k;
-            $fh = @fopen($dir . '/slot' . $slot, 'c');
-            if ($fh !== false && flock($fh, LOCK_EX | LOCK_NB)) {
+            $fh = self::lockIfFree($c, $slot);
+            if ($fh !== null) {
                 self::$held[$slot] = $fh;
                 return $slot;
-            }
-            if ($fh !== false) {
-                fclose($fh);
             }
         }
         return null;

@@ -23,13 +23,13 @@
 // not on when it is computed. So while the host's CPUs are saturated the grader
 // leaves them to sign-ins, pages and saves: it grades one batch (GRADER_CONCURRENCY
 // assignments) every GRADER_BUSY_EVERY_S instead of everything due, and catches up
-// once the pressure drops below four fifths of that. Saturated: Linux's CPU pressure (PSI, "some avg10": the
-// share of the last 10 s in which runnable work waited for a core) at or above
-// GRADER_YIELD_PRESSURE percent; without PSI, the 1-minute load average per core at
-// or above GRADER_YIELD_PRESSURE / 50. Measured here: 10-26% during one browser test
-// file, mostly 44-56% through `make test`, up to 77% in its overload suite's burst.
-// It is this host's pressure: with the engine on other hosts it says less
-// (GRADER_YIELD_PRESSURE=0 turns this off).
+// once the pressure is below four fifths of the threshold. Saturated: Linux's CPU
+// pressure (PSI, "some avg10": the share of the last 10 s in which runnable work
+// waited for a core) at or above GRADER_YIELD_PRESSURE percent; without PSI, the
+// 1-minute load average per core at or above GRADER_YIELD_PRESSURE / 50. Measured
+// here: 10-26% during one browser test file, mostly 44-56% through `make test`, up
+// to 77% in its overload suite's burst. It is this host's pressure: with the engine
+// on other hosts it says less (GRADER_YIELD_PRESSURE=0 turns this off).
 const fs = require('node:fs');
 const os = require('node:os');
 const { createDb } = require('../shared/db');
