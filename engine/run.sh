@@ -47,7 +47,9 @@ chmod 0640 "$PRUTOR_VAR/telemetry/engine.jsonl"
 launcher=${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}
 probe=$(su -s /bin/sh "$ENGINE_USER" -c "'$launcher' probe '$ENGINE_VAR/box/$SANDBOX_SLOT_BASE' 3>&1 >/dev/null 2>&1" || true)
 case "$probe:${SANDBOX_ISOLATION:-auto}" in
-  *'"status":"ok"'*:auto | *'"status":"ok"'*:ns) echo "engine/run.sh: sandbox isolation: namespaces (bubblewrap)" >&2 ;;
+  *'"status":"ok"'*:auto | *'"status":"ok"'*:ns)
+    via=$(printf '%s' "$probe" | sed -n 's/.*"via":"\([a-z]*\)".*/\1/p')
+    echo "engine/run.sh: sandbox isolation: namespaces ($([ "$via" = direct ] && echo "made by the launcher" || echo bubblewrap))" >&2 ;;
   *)
     if [ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ]; then
       echo "engine/run.sh: WARNING: WEAK SANDBOX: plain isolation (uid + rlimits + seccomp, no namespaces): programs" \

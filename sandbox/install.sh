@@ -33,11 +33,12 @@ getent passwd "$ENGINE_USER" >/dev/null || useradd --system --no-create-home --s
 # Build both launchers; reinstall only when the source changed.
 mkdir -p "$LIBDIR"
 chmod 0755 "$LIBDIR"
-sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c") | sha256sum | cut -c1-64)
+sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" "$HERE/src/confine.h") | sha256sum | cut -c1-64)
 if [ "$(cat "$LIBDIR/.src.sha256" 2>/dev/null || true)" != "$sum" ] || [ ! -x "$LIBDIR/prutor-box" ]; then
   tmp=$(mktemp -d)
-  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -DINNER="\"$LIBDIR/prutor-run\"" -o "$tmp/prutor-box" "$HERE/src/prutor-box.c"
-  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-run" "$HERE/src/prutor-run.c" -lseccomp
+  # libseccomp linked statically: no dynamic link of it in every step
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -DINNER="\"$LIBDIR/prutor-run\"" -o "$tmp/prutor-box" "$HERE/src/prutor-box.c" -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-run" "$HERE/src/prutor-run.c" -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
   install -o root -g root -m 0755 "$tmp/prutor-run" "$LIBDIR/prutor-run"
   install -o root -g "$(id -gn "$ENGINE_USER")" -m 0750 "$tmp/prutor-box" "$LIBDIR/prutor-box.new"
   chmod 4750 "$LIBDIR/prutor-box.new"

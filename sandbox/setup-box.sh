@@ -4,6 +4,8 @@
 # Slots start empty (a step cut short by a crash leaves nothing for the next one).
 # SANDBOX_ALLOW_PLAIN=1 writes "allow_plain 1": the admin's opt-in to the weaker plain
 # isolation (uid + rlimits + seccomp, no namespaces); any other value removes it.
+# SANDBOX_NAMESPACES=bwrap makes this box's sandboxes always use bubblewrap, as where
+# root may not make namespaces itself (the launcher's direct namespaces are the default).
 # usage: sandbox/setup-box.sh BOX_ROOT FIRST COUNT
 set -eu
 [ "$#" = 3 ] || { echo "usage: $0 BOX_ROOT FIRST COUNT" >&2; exit 2; }
@@ -35,6 +37,7 @@ fi
 netns_line=$(findmnt -n "$netns" >/dev/null 2>&1 && echo "netns $netns" || true)
 conf=/etc/prutor/sandbox.conf
 line="box $ROOT $FIRST $COUNT"
+[ "${SANDBOX_NAMESPACES:-direct}" = bwrap ] && line="$line bwrap"
 want_plain=$([ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ] && echo yes || echo no)
 has_plain=$(grep -qx "allow_plain 1" "$conf" && echo yes || echo no)
 if ! grep -qxF "$line" "$conf" || [ "$want_plain" != "$has_plain" ] || [ "$netns_line" != "$(grep '^netns ' "$conf" || true)" ]; then

@@ -129,17 +129,33 @@ int main(void) {
   }
   return 0;
 }'
-for mode in ns plain; do
-  check "[$mode] a socket is a forbidden system call (SIGSYS)" \
+# [ns] is the launcher's own namespaces where root may make them (this host), [bwrap] the
+# same view made by bubblewrap in a user namespace (containers, or a box line ending "bwrap")
+# where root may make namespaces (as here) the launcher must make them itself
+ns_via=$(unshare --mount --pid --ipc --uts --fork true 2>/dev/null && echo direct || echo bwrap)
+box_line() { # the test box's line in the launcher's config, ending "bwrap" or not
+  local tmp; tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
+  sed "s|^box $box \([0-9]*\) \([0-9]*\).*|box $box \1 \2$1|" /etc/prutor/sandbox.conf > "$tmp"
+  chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
+}
+for mode in ns bwrap plain; do
+  via=$mode
+  if [ "$mode" = bwrap ]; then box_line " bwrap"; mode=ns; fi
+  place echo
+  want=$([ "$via" = ns ] && echo "$ns_via" || echo "$via")
+  check "[$via] the sandbox is made by $want" \
+    bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode echo | grep -q '\"via\":\"$want\"'"
+  check "[$via] a socket is a forbidden system call (SIGSYS)" \
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode net | grep -q '\"signal\":31'"
-  check "[$mode] an infinite loop is stopped by the CPU limit" \
+  check "[$via] an infinite loop is stopped by the CPU limit" \
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode loop | grep -Eq '\"signal\":(24|9)|\"status\":\"timeout\"'"
-  check "[$mode] /etc/shadow cannot be read" \
+  check "[$via] /etc/shadow cannot be read" \
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode shadow | grep -q '\"exit\":4'"
   status_of $mode spawn >/dev/null
-  check "[$mode] a background child is killed when the run ends" no_leftovers
+  check "[$via] a background child is killed when the run ends" no_leftovers
   stdout_of $mode writer >/dev/null
-  check "[$mode] a file in /tmp and System V shared memory do not outlive the run" test "$(stdout_of $mode reader)" = 0
+  check "[$via] a file in /tmp and System V shared memory do not outlive the run" test "$(stdout_of $mode reader)" = 0
+  [ "$via" = bwrap ] && box_line ""
 done
 program netns '#include <stdio.h>
 #include <unistd.h>
