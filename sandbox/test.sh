@@ -164,6 +164,42 @@ if findmnt -n /run/prutor/netns >/dev/null 2>&1 && grep -q "^netns /run/prutor/n
   check "[ns] a sandbox joins the shared empty network namespace (no new one per launch)" \
     test "$(stdout_of ns netns)" = "net:[$(stat -L -c %i /run/prutor/netns)]"
 fi
+# compile-run: the compile, then the run in a fresh view, in one launch (direct namespaces only)
+io=$root/io   # the engine's side of the launcher's files
+mkdir -p "$io" && chown www-data "$io"
+pair() { # source, stdin: runs compile-run in the slot; the status line in $io/pair.json, outputs beside it
+  printf '%s\n' "$1" > "$slot/main.c"
+  chown www-data "$slot/main.c"
+  as_engine "printf '%s' '$2' | $LAUNCHER compile-run $slot 10000 20000 262144 65536 64 128 65536 ns - -- /usr/bin/gcc -O2 -Wall -o prog main.c -- $CPU_MS $WALL_MS $MEMORY_KB $FILE_SIZE_KB $NPROC $NOFILE $OUTPUT_BYTES ./prog 3>$io/pair.json 4>$io/pair.cout >$io/pair.out 2>$io/pair.err"
+}
+if [ "$ns_via" = direct ]; then
+  pair '#include <stdio.h>
+#include <dirent.h>
+int main(void) { int unused; char s[32]; DIR *d = opendir("/box"); struct dirent *e;
+  while ((e = readdir(d))) if (e->d_name[0] != 0x2e) printf("%s ", e->d_name);
+  printf("| %s | %s\n", fopen("/box/main.c", "r") ? "source" : "no source", scanf("%31s", s) == 1 ? s : "no input"); return 0; }' 'word'
+  check "[ns] compile-run: the run sees only its binary, and its input" test "$(cat "$io/pair.out")" = "prog | no source | word"
+  check "[ns] compile-run: the compiler's output is on fd 4, not the run's stderr" \
+    bash -c "grep -q unused '$io/pair.cout' && ! test -s '$io/pair.err'"
+  check "[ns] compile-run: the compiled binary stays in the slot for the cache" test "$(ls -A "$slot")" = prog
+  rm -f "$slot/prog"
+  pair '#include <stdlib.h>
+#include <string.h>
+int main(void) { for (int i = 0; i < 32; i++) { char *p = malloc(4 << 20); if (!p) return 3; memset(p, 1, 4 << 20); } return 0; }' ''
+  check "[ns] compile-run: the run has the run's memory limit (64 MB), not the compile's" \
+    bash -c "grep -q '\"status\":\"signaled\".*\"oom\":1' '$io/pair.json' && grep -q '\"compile\":{\"status\":\"exited\",\"exit\":0' '$io/pair.json'"
+  rm -f "$slot/prog"
+  pair 'int main(void) { return x; }' ''
+  check "[ns] compile-run: a rejected compile is not run" \
+    bash -c "grep -q '\"status\":\"not_run\"' '$io/pair.json' && grep -q 'undeclared' '$io/pair.cout' && test -z \"\$(ls -A '$slot')\""
+fi
+box_line " bwrap"
+pair 'int main(void) { return 0; }' ''
+check "[bwrap] compile-run is refused as unsupported, the slot left as it was" \
+  bash -c "grep -q '\"status\":\"unsupported\"' '$io/pair.json' && test \"\$(ls -A '$slot')\" = main.c"
+box_line ""
+rm -f "$slot/main.c"
+
 # the cap is 2 x (FILE_SIZE_KB + 1 MB) = 4 MB here
 fill=$(stdout_of ns fill)
 capped() { awk -v d="$1" -v lo="$2" -v hi="$3" '$1 == d { ok = ($2 >= lo && $2 <= hi) } END { exit !ok }' <<<"$fill"; }

@@ -45,7 +45,11 @@ final class Judge
             'CPU_TIME_MS' => (int) $p['time_limit_ms'], 'MEMORY_KB' => (int) $p['memory_limit_kb'],
         ]);
         $runner = new Runner($this->c, $this->background);
-        $cr = $runner->compile($env, $code);
+        $argv = Environments::runArgv($env, Runner::BINARY);
+        // the first case's run comes with the compile (one sandbox launch for both)
+        [$cr, $firstRun] = $cases
+            ? $runner->compileAndRun($env, $code, (string) $cases[array_key_first($cases)]['input'], $limits, $argv)
+            : [$runner->compile($env, $code), null];
         if ($cr['internal']) {
             throw new HttpError(500, 'the sandbox failed to compile: try again');
         }
@@ -64,7 +68,8 @@ final class Judge
             if (!$cr['ok']) {
                 $r = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'time_ms' => 0, 'signal_name' => null];
             } else {
-                $r = $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, Environments::runArgv($env, Runner::BINARY));
+                $r = $firstRun ?? $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, $argv);
+                $firstRun = null;
                 if ($r['verdict'] === Verdict::ACCEPTED && !Compare::equal((string) $tc['expected_output'], $r['stdout'], (string) $p['compare_mode'])) {
                     $r['verdict'] = Verdict::WRONG_ANSWER;
                 }

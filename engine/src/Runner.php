@@ -101,69 +101,148 @@ final class Runner
                 Metrics::inc('cache_wait_hit');
                 return $res;
             }
-            $this->box->clean($slot);
-            $wd = $this->box->workdir($slot);
-            $src = self::sourceName($env);
-            self::putFiles($wd, $files);
-            file_put_contents($wd . '/' . $src, $code);
-            $cmd = [];
-            foreach (Environments::compileArgv($env, $src, self::BINARY) as $i => $arg) {
-                if ($i === 0 && $arg[0] !== '/') {
-                    $arg = '/usr/bin/' . $arg;
-                }
-                $cmd[] = $arg;
-            }
+            $cmd = $this->placeSource($slot, $env, $code, $files);
             Metrics::inc('gcc');
-            $limits = $this->c->compileLimits;
-            $el = Environments::envLimits($env);
-            if (isset($el['COMPILE_CPU_TIME_MS'])) {
-                $limits['CPU_TIME_MS'] = $el['COMPILE_CPU_TIME_MS'];
-            }
-            $r = $this->box->exec($slot, 'compile', $limits, $cmd, '', (string) $this->isolation);
-            $st = $r['status'];
-            $status = (string) ($st['status'] ?? '');
-            $raw = trim($r['stderr'] . ($r['stdout'] !== '' ? "\n" . $r['stdout'] : ''));
-            $ok = $status === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
-            // only the compiler's own verdict on the code is cached: a compile stopped for
-            // time, memory or output may pass on a quieter machine
-            // (gcc's driver exits 1 when the kernel kills cc1 for memory: look at the cgroup too)
-            $stopped = (int) ($st['oom'] ?? 0) > 0 || (int) ($st['cpu_limit'] ?? 0) > 0
-                || str_contains($raw, 'internal compiler error');
-            // the sandbox itself failing to start the compiler is not a verdict on the code
-            $internal = str_starts_with($raw, 'bwrap:') || str_starts_with($raw, 'prutor-run:');
-            $rejected = $status === 'exited' && (int) $st['exit'] !== 0 && !$stopped && !$internal;
-            $internal = $internal || (!$ok && !in_array($status, ['exited', 'timeout', 'output_limit', 'signaled'], true));
-            if ($ok) {
-                $tmp = $base . '.tmp' . getmypid();
-                copy($wd . '/prog', $tmp);
-                chmod($tmp, 0755);
-                rename($tmp, $base . '.bin');
-                $this->accountInsert((int) filesize($base . '.bin'));
-            } elseif ($rejected) {
-                file_put_contents($base . '.err', $raw);
-                $this->accountInsert(strlen($raw));
-            } elseif (!$internal) {
-                $why = match (true) {
-                    $status === 'timeout' => 'compilation took too long',
-                    $status === 'output_limit' => 'the compiler wrote too much output',
-                    default => 'the compiler ran out of memory or was stopped',
-                };
-                $raw .= ($raw === '' ? '' : "\n") . $why;
-            }
-            return [
-                'ok' => $ok,
-                'raw' => $internal ? 'internal error: ' . (string) ($st['message'] ?? 'the sandbox failed') : $raw,
-                'messages' => GccMessages::parse($raw),
-                'from_cache' => false,
-                'hash' => $h,
-                'binary' => $ok ? $base . '.bin' : null,
-                'ms' => (int) ((hrtime(true) - $t0) / 1_000_000),
-                'internal' => $internal,
-            ];
+            $r = $this->box->exec($slot, 'compile', $this->compileLimits($env), $cmd, '', (string) $this->isolation);
+            return $this->compiled($r['status'], trim($r['stderr'] . ($r['stdout'] !== '' ? "\n" . $r['stdout'] : '')), $slot, $base, $h, $t0);
         } finally {
             flock($lock, LOCK_UN);
             fclose($lock);
         }
+    }
+
+    /**
+     * A fresh compile of code and one run of its binary with input, in one sandbox launch
+     * where the sandbox can (Sandbox::execCompileRun), else as compile() and run(); a cached
+     * binary is only run. The run is null when the code does not compile.
+     *
+     * @param array<string, mixed> $env
+     * @param array<string, int> $limits the run's
+     * @param list<string> $argv the run's command (Environments::runArgv)
+     * @return array{0: array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}, 1: ?array<string, mixed>}
+     */
+    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv): array
+    {
+        $t0 = hrtime(true);
+        $h = self::hash($env, $code);
+        $base = $this->c->cacheDir . '/' . $h;
+        if (!is_file($base . '.bin') && !is_file($base . '.err') && $this->slot() >= 0 && $this->isolation === 'ns') {
+            $lock = fopen($this->c->cacheDir . '/.lock' . substr($h, 0, 2), 'c');
+            if ($lock === false) {
+                throw new HttpError(500, 'the engine cannot lock its binary cache');
+            }
+            flock($lock, LOCK_EX);
+            try {
+                if ($this->cached($base, $h, $t0) === null) {
+                    $cmd = $this->placeSource((int) $this->slot, $env, $code, []);
+                    $r = $this->box->execCompileRun((int) $this->slot, $this->compileLimits($env), $cmd, $limits, $argv, $input);
+                    if ($r !== null) {
+                        Metrics::inc('gcc');
+                        Metrics::inc('compile_run');
+                        $c = $r['status']['compile'];
+                        $cr = $this->compiled($c, trim($r['compile_output']), (int) $this->slot, $base, $h, $t0);
+                        if (!$cr['ok']) {
+                            return [$cr, null];
+                        }
+                        Metrics::inc('run');
+                        return [$cr, self::runResult($r, $limits)];
+                    }
+                }
+            } finally {
+                flock($lock, LOCK_UN);
+                fclose($lock);
+            }
+        }
+        $cr = $this->compile($env, $code);
+        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv) : null];
+    }
+
+    /**
+     * Empties the slot, writes the source (and support files) and returns the compile command.
+     *
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files
+     * @return list<string>
+     */
+    private function placeSource(int $slot, array $env, string $code, array $files): array
+    {
+        $this->box->clean($slot);
+        $wd = $this->box->workdir($slot);
+        $src = self::sourceName($env);
+        self::putFiles($wd, $files);
+        file_put_contents($wd . '/' . $src, $code);
+        $cmd = [];
+        foreach (Environments::compileArgv($env, $src, self::BINARY) as $i => $arg) {
+            if ($i === 0 && $arg[0] !== '/') {
+                $arg = '/usr/bin/' . $arg;
+            }
+            $cmd[] = $arg;
+        }
+        return $cmd;
+    }
+
+    /**
+     * @param array<string, mixed> $env
+     * @return array<string, int>
+     */
+    private function compileLimits(array $env): array
+    {
+        $limits = $this->c->compileLimits;
+        $el = Environments::envLimits($env);
+        if (isset($el['COMPILE_CPU_TIME_MS'])) {
+            $limits['CPU_TIME_MS'] = $el['COMPILE_CPU_TIME_MS'];
+        }
+        return $limits;
+    }
+
+    /**
+     * The compile's verdict from the launcher's status and the compiler's output; caches
+     * the binary (or the compiler's rejection). Called with the cache stripe locked.
+     *
+     * @param array<string, mixed> $st
+     * @return array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}
+     */
+    private function compiled(array $st, string $raw, int $slot, string $base, string $h, int $t0): array
+    {
+        $wd = $this->box->workdir($slot);
+        $status = (string) ($st['status'] ?? '');
+        $ok = $status === 'exited' && (int) $st['exit'] === 0 && is_file($wd . '/prog');
+        // only the compiler's own verdict on the code is cached: a compile stopped for
+        // time, memory or output may pass on a quieter machine
+        // (gcc's driver exits 1 when the kernel kills cc1 for memory: look at the cgroup too)
+        $stopped = (int) ($st['oom'] ?? 0) > 0 || (int) ($st['cpu_limit'] ?? 0) > 0
+            || str_contains($raw, 'internal compiler error');
+        // the sandbox itself failing to start the compiler is not a verdict on the code
+        $internal = str_starts_with($raw, 'bwrap:') || str_starts_with($raw, 'prutor-run:');
+        $rejected = $status === 'exited' && (int) $st['exit'] !== 0 && !$stopped && !$internal;
+        $internal = $internal || (!$ok && !in_array($status, ['exited', 'timeout', 'output_limit', 'signaled'], true));
+        if ($ok) {
+            $tmp = $base . '.tmp' . getmypid();
+            copy($wd . '/prog', $tmp);
+            chmod($tmp, 0755);
+            rename($tmp, $base . '.bin');
+            $this->accountInsert((int) filesize($base . '.bin'));
+        } elseif ($rejected) {
+            file_put_contents($base . '.err', $raw);
+            $this->accountInsert(strlen($raw));
+        } elseif (!$internal) {
+            $why = match (true) {
+                $status === 'timeout' => 'compilation took too long',
+                $status === 'output_limit' => 'the compiler wrote too much output',
+                default => 'the compiler ran out of memory or was stopped',
+            };
+            $raw .= ($raw === '' ? '' : "\n") . $why;
+        }
+        return [
+            'ok' => $ok,
+            'raw' => $internal ? 'internal error: ' . (string) ($st['message'] ?? 'the sandbox failed') : $raw,
+            'messages' => GccMessages::parse($raw),
+            'from_cache' => false,
+            'hash' => $h,
+            'binary' => $ok ? $base . '.bin' : null,
+            'ms' => (int) ((hrtime(true) - $t0) / 1_000_000),
+            'internal' => $internal,
+        ];
     }
 
     /** @return ?array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool} */
@@ -253,7 +332,16 @@ final class Runner
             chmod($prog, 0755);
         }
         Metrics::inc('run');
-        $r = $this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation);
+        return self::runResult($this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation), $limits);
+    }
+
+    /**
+     * @param array{status: array<string, mixed>, stdout: string, stderr: string} $r the launcher's answer
+     * @param array<string, int> $limits
+     * @return array{verdict: string, stdout: string, stderr: string, exit_code: ?int, signal: ?int, signal_name: ?string, time_ms: int, memory_kb: int, wall_ms: int}
+     */
+    private static function runResult(array $r, array $limits): array
+    {
         $st = $r['status'];
         $verdict = Verdict::fromRun($st, $limits);
         $sig = (int) ($st['signal'] ?? 0);

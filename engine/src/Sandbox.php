@@ -31,6 +31,17 @@ final class Sandbox
         if (!in_array($isolation, ['ns', 'plain'], true)) {
             throw new \InvalidArgumentException('isolation');
         }
+        return [$launcher, $mode, $workdir, ...self::limitArgs($limits), $isolation, '-', '--', ...$cmd];
+    }
+
+    /**
+     * The launcher's seven limits, in its order and ranges.
+     *
+     * @param array<string, int> $limits
+     * @return list<string>
+     */
+    private static function limitArgs(array $limits): array
+    {
         $cpu = max(10, (int) $limits['CPU_TIME_MS']);
         $wall = (int) ($limits['WALL_TIME_MS'] ?? 0);
         if ($wall <= 0) {
@@ -38,7 +49,6 @@ final class Sandbox
         }
         $n = static fn (string $k, int $min, int $max): string => (string) max($min, min($max, (int) $limits[$k]));
         return [
-            $launcher, $mode, $workdir,
             (string) min($cpu, 120000),
             (string) max(10, min($wall, 300000)),
             $n('MEMORY_KB', 1024, 8388608),
@@ -46,9 +56,22 @@ final class Sandbox
             $n('NPROC', 1, 1024),
             $n('NOFILE', 4, 4096),
             $n('OUTPUT_BYTES', 0, 67108864),
-            $isolation, '-', '--',
-            ...$cmd,
         ];
+    }
+
+    /**
+     * The launcher's argv for a compile and its run in one launch ("compile-run").
+     *
+     * @param array<string, int> $compileLimits
+     * @param list<string> $compileCmd
+     * @param array<string, int> $runLimits
+     * @param list<string> $runCmd
+     * @return list<string>
+     */
+    public static function compileRunArgv(string $launcher, string $workdir, array $compileLimits, array $compileCmd, array $runLimits, array $runCmd): array
+    {
+        return [$launcher, 'compile-run', $workdir, ...self::limitArgs($compileLimits), 'ns', '-', '--', ...$compileCmd,
+            '--', ...self::limitArgs($runLimits), ...$runCmd];
     }
 
     public function workdir(int $slot): string
@@ -67,17 +90,64 @@ final class Sandbox
             throw new HttpError(503, 'the sandbox cannot isolate programs on this host (namespaces are unavailable and '
                 . 'plain isolation is not allowed): tell the administrator', ['Retry-After' => '30']);
         }
+        return $this->launch($slot, self::argv($this->c->launcher, $mode, $this->workdir($slot), $limits, $isolation, $cmd), $stdin);
+    }
+
+    /**
+     * A compile and, if it succeeds, one run of its binary in one launch: the run gets a
+     * fresh /box holding only the binary, as a run step would (sandbox/README.md). Only
+     * in the launcher's own namespaces with cgroups; elsewhere null, and the caller
+     * compiles and runs in two steps.
+     *
+     * @param array<string, int> $compileLimits
+     * @param list<string> $compileCmd
+     * @param array<string, int> $runLimits
+     * @param list<string> $runCmd
+     * @return ?array{status: array<string, mixed>, stdout: string, stderr: string, compile_output: string}
+     *         status is the run's, with the compile's under "compile"; "not_run" when the compile failed
+     */
+    public function execCompileRun(int $slot, array $compileLimits, array $compileCmd, array $runLimits, array $runCmd, string $stdin): ?array
+    {
+        if (apcu_fetch('sandbox:compile-run') === 'unsupported') {
+            return null;
+        }
+        $argv = self::compileRunArgv($this->c->launcher, $this->workdir($slot), $compileLimits, $compileCmd, $runLimits, $runCmd);
+        $r = $this->launch($slot, $argv, $stdin, true);
+        if (($r['status']['status'] ?? '') === 'unsupported') {
+            // asked again after a while: a restart of the host may bring what was missing
+            apcu_store('sandbox:compile-run', 'unsupported', 600);
+            error_log('prutor-engine: the sandbox compiles and runs in two launches here: ' . (string) ($r['status']['message'] ?? ''));
+            return null;
+        }
+        if (!is_array($r['status']['compile'] ?? null)) {
+            $r['status']['compile'] = ['status' => 'setup_error', 'message' => (string) ($r['status']['message'] ?? 'the sandbox failed')];
+        }
+        return $r;
+    }
+
+    /**
+     * Runs the launcher with stdin, stdout, stderr (and, for compile-run, the compiler's
+     * output on fd 4) in the slot's io files.
+     *
+     * @param list<string> $argv
+     * @return array{status: array<string, mixed>, stdout: string, stderr: string, compile_output: string}
+     */
+    private function launch(int $slot, array $argv, string $stdin, bool $compileOutput = false): array
+    {
         $io = $this->c->engineDir . '/io/' . $slot;
         file_put_contents($io . '.in', $stdin);
-        $argv = self::argv($this->c->launcher, $mode, $this->workdir($slot), $limits, $isolation, $cmd);
-        $p = proc_open($argv, [
+        $fds = [
             0 => ['file', $io . '.in', 'r'],
             1 => ['file', $io . '.out', 'w'],
             2 => ['file', $io . '.err', 'w'],
             3 => ['pipe', 'w'],
-        ], $pipes, null, ['PATH' => '/usr/bin:/bin']);
+        ];
+        if ($compileOutput) {
+            $fds[4] = ['file', $io . '.cout', 'w'];
+        }
+        $p = proc_open($argv, $fds, $pipes, null, ['PATH' => '/usr/bin:/bin']);
         if (!is_resource($p)) {
-            return ['status' => ['status' => 'setup_error', 'message' => 'cannot start the sandbox'], 'stdout' => '', 'stderr' => ''];
+            return ['status' => ['status' => 'setup_error', 'message' => 'cannot start the sandbox'], 'stdout' => '', 'stderr' => '', 'compile_output' => ''];
         }
         $json = (string) stream_get_contents($pipes[3]);
         fclose($pipes[3]);
@@ -90,6 +160,7 @@ final class Sandbox
             'status' => $st,
             'stdout' => (string) @file_get_contents($io . '.out'),
             'stderr' => (string) @file_get_contents($io . '.err'),
+            'compile_output' => $compileOutput ? (string) @file_get_contents($io . '.cout') : '',
         ];
     }
 

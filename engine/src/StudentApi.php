@@ -83,16 +83,12 @@ final class StudentApi
             'CPU_TIME_MS' => (int) ($p['time_limit_ms'] ?? 0), 'MEMORY_KB' => (int) ($p['memory_limit_kb'] ?? 0),
         ]);
         $runner = new Runner($this->c);
-        $cr = $runner->compile($env, $code);
+        [$cr, $res] = $runner->compileAndRun($env, $code, $input, $limits, Environments::runArgv($env, Runner::BINARY));
         if ($cr['internal']) {
             throw new HttpError(500, 'the sandbox failed to compile: try again');
         }
-        if (!$cr['ok']) {
-            $res = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'exit_code' => null,
-                'signal' => null, 'signal_name' => null, 'time_ms' => 0, 'memory_kb' => 0];
-        } else {
-            $res = $runner->run((string) $cr['binary'], $input, $limits, Environments::runArgv($env, Runner::BINARY));
-        }
+        $res ??= ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'exit_code' => null,
+            'signal' => null, 'signal_name' => null, 'time_ms' => 0, 'memory_kb' => 0];
         $runner->release();
         $bound = $this->c->storedOutputBytes;
         Db::run($this->c, 'INSERT INTO executions (code_id, assignment_id, input, stdout, stderr, exit_code, signal_no, time_ms, memory_kb, verdict)

@@ -10,7 +10,8 @@
  *
  * usage:
  *   prutor-box probe WORKDIR
- *   prutor-box compile|run WORKDIR CPU_MS WALL_MS MEMORY_KB FSIZE_KB NPROC NOFILE OUTPUT_BYTES ns|plain -- CMD [ARG...]
+ *   prutor-box compile|run WORKDIR CPU_MS WALL_MS MEMORY_KB FSIZE_KB NPROC NOFILE OUTPUT_BYTES ns|plain - -- CMD [ARG...]
+ *   prutor-box compile-run WORKDIR <the compile's 7 limits> ns - -- COMPILE_CMD... -- <the run's 7 limits> RUN_CMD...
  *
  *   prutor-box clean WORKDIR
  *
@@ -27,6 +28,13 @@
  * every step all of the slot user's processes are killed and the slot dir is emptied
  * (compile: all but "prog"); in plain mode the slot user's files in /tmp, /var/tmp and
  * /dev/shm and its System V IPC objects are removed too.
+ *
+ * compile-run (only in the launcher's own namespaces, with cgroups; else it answers
+ * {"status":"unsupported"} before anything runs): the compile step, then, if it succeeded,
+ * the run of its binary in the same launch, as a run step would get it (a fresh /box
+ * holding only the binary, fresh /tmp and /dev/shm, the slot unreachable), with the run's
+ * own limits and figures; the compiler writes to fd 4 and reads nothing. The status line
+ * is the run's ("not_run" if the compile failed) with the compile's under "compile".
  *
  * Limits hold for the whole step: with cgroup v1 (memory, pids, cpuacct) memory,
  * processes and total CPU are per step; without them NPROC is lowered so that
@@ -88,6 +96,16 @@ static void die(const char *fmt, ...)
     va_end(ap);
     dprintf(status_fd, "{\"status\":\"setup_error\",\"message\":\"%s\"}\n", msg);
     exit(2);
+}
+
+/* compile-run cannot be done here (no namespaces or cgroups of the launcher's own): the
+   engine compiles and runs in two steps instead; nothing has run yet */
+static void unsupported(const char *why)
+{
+    dprintf(status_fd, "{\"status\":\"unsupported\",\"message\":\"");
+    for (const char *c = why; *c; c++) dprintf(status_fd, "%c", *c == '"' || *c == '\\' || (unsigned char)*c < 0x20 ? '\'' : *c);
+    dprintf(status_fd, "\"}\n");
+    exit(0);
 }
 
 static long parse_num(const char *s, long min, long max, const char *what)
@@ -501,45 +519,120 @@ static int become_slot_user(uid_t uid, gid_t gid)
     return getuid() == 0 || geteuid() == 0 ? -1 : 0;
 }
 
-/* The sandbox's first process (pid 1 of its namespace, as bubblewrap's init is): builds
-   the view, confines the step's command as the slot user (confine.h), reaps orphans, and reports on fd 3
-   as bubblewrap's --json-status-fd does ({"child-pid"}, then {"exit-code"}); when it
-   exits the kernel kills whatever is left in the namespace. */
-static void direct_init(int is_run, int slot_tree, const int *file_trees, char **file_names, int n_files,
-                        const char *size, uid_t uid, gid_t gid, char **inner_av)
+/* What the direct sandbox's first process is to do (direct_init) */
+struct direct_plan {
+    int is_run, slot_tree, n_files;
+    const int *file_trees;
+    char **file_names, **inner_av;
+    const char *size;
+    uid_t uid;
+    gid_t gid;
+    /* compile-run: the run that follows the compile (NULL otherwise), its tmpfs size, where
+       the compiler's output goes, and the launcher's go-ahead ('r') once it has read the
+       compile's figures and set the run's limits */
+    char **run_av;
+    const char *run_size;
+    int compile_out_fd, go_fd;
+};
+
+/* In a child of the sandbox's first process: becomes the step's command (never returns) */
+static void start_payload(char **inner_av, uid_t uid, gid_t gid)
 {
-    if (direct_enter(is_run, slot_tree, file_trees, file_names, n_files, size, uid, gid)) {
+    setsid();
+    drop_capabilities();
+    if (become_slot_user(uid, gid)) _exit(121);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    /* what prutor-run does inside bubblewrap, without its exec */
+    int inner_argc = 0;
+    while (inner_av[inner_argc]) inner_argc++;
+    _exit(confine_exec(inner_argc, inner_av, "/tmp"));
+}
+
+/* Waits, as the namespace's init (reaping orphans too), for pid: its exit code or 128 + signal */
+static int reap_until(pid_t pid, long *maxrss_kb)
+{
+    int wst = 0;
+    struct rusage ru;
+    for (;;) {
+        pid_t r = wait4(-1, &wst, 0, &ru);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return 255;
+        if (r != pid) continue;
+        if (maxrss_kb) *maxrss_kb = ru.ru_maxrss;
+        return WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
+    }
+}
+
+/* compile-run: the compile's view becomes a run's, as a run step would get it: a fresh
+   /box tmpfs holding only the compiled binary (read-only), fresh /tmp and /dev/shm; the
+   slot (and the source in it) is no longer reachable */
+static int switch_to_run(const char *size, uid_t uid, gid_t gid)
+{
+    struct stat st;
+    int prog = open_tree(AT_FDCWD, "/box/prog", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+    if (prog < 0 || fstat(prog, &st) || !S_ISREG(st.st_mode)) return setup_fail("the compiled binary");
+    if (chdir("/") || umount2("/box", MNT_DETACH) || umount2("/tmp", MNT_DETACH) || umount2("/dev/shm", MNT_DETACH))
+        return setup_fail("the compile's mounts");
+    if (tmpfs_at("/tmp", MS_NOSUID | MS_NODEV, size, "1777", 0, 0) || tmpfs_at("/dev/shm", MS_NOSUID | MS_NODEV, size, "1777", 0, 0)
+        || tmpfs_at("/box", MS_NOSUID | MS_NODEV, size, "0755", uid, gid))
+        return -1;
+    int fd = open("/box/prog", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return setup_fail("/box/prog");
+    close(fd);
+    if (attach(prog, "/box/prog", MS_RDONLY)) return -1;
+    close(prog);
+    return chdir("/box") ? setup_fail("/box") : 0;
+}
+
+/* The sandbox's first process (pid 1 of its namespace, as bubblewrap's init is): builds
+   the view, starts the step's command (confine.h) as the slot user, reaps orphans, and
+   reports on fd 3 as bubblewrap's --json-status-fd does ({"child-pid"}, then
+   {"exit-code"}); when it exits the kernel kills whatever is left in the namespace.
+   compile-run: after the compile it reports {"compile-exit"}, kills what the compile
+   left, and on the launcher's go-ahead turns the view into the run's and starts the run. */
+static void direct_init(const struct direct_plan *p)
+{
+    if (direct_enter(p->is_run, p->slot_tree, p->file_trees, p->file_names, p->n_files, p->size, p->uid, p->gid)) {
         dprintf(3, "{\"setup-error\": \"%s\"}\n", direct_err);
         _exit(119);
     }
     pid_t payload = fork();
     if (payload < 0) _exit(119);
     if (payload == 0) {
-        setsid();
-        fcntl(3, F_SETFD, FD_CLOEXEC);
-        drop_capabilities();
-        if (become_slot_user(uid, gid)) _exit(121);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-        /* what prutor-run does inside bubblewrap, without its exec */
-        int inner_argc = 0;
-        while (inner_av[inner_argc]) inner_argc++;
-        _exit(confine_exec(inner_argc, inner_av, "/tmp"));
+        if (p->run_av) {
+            /* the compiler gets no stdin (the run's input) and writes to its own pipe */
+            int nul = open("/dev/null", O_RDONLY);
+            if (nul < 0 || dup2(nul, 0) < 0 || dup2(p->compile_out_fd, 1) < 0 || dup2(p->compile_out_fd, 2) < 0) _exit(119);
+        }
+        start_payload(p->inner_av, p->uid, p->gid);
+    }
+    dprintf(3, "{\"child-pid\": %d}\n", (int)payload);
+    if (p->run_av) {
+        int compiled = reap_until(payload, NULL);
+        kill(-1, SIGKILL);  /* whatever the compile left in the namespace */
+        while (wait(NULL) > 0 || errno == EINTR) {}
+        close(p->compile_out_fd);
+        dprintf(3, "{\"compile-exit\": %d}\n", compiled);
+        char go = 0;
+        if (read(p->go_fd, &go, 1) != 1 || go != 'r') _exit(compiled);
+        if (switch_to_run(p->run_size, p->uid, p->gid)) {
+            dprintf(3, "{\"run-setup-error\": \"%s\"}\n", direct_err);
+            _exit(119);
+        }
+        payload = fork();
+        if (payload < 0) _exit(119);
+        if (payload == 0) start_payload(p->run_av, p->uid, p->gid);
     }
     close(0);
     close(1);
     close(2);
     drop_capabilities();
-    if (become_slot_user(uid, gid)) { kill(payload, SIGKILL); _exit(121); }
-    dprintf(3, "{\"child-pid\": %d}\n", (int)payload);
-    int wst = 0, code = 255;
-    for (;;) {
-        pid_t r = wait(&wst);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) break;
-        if (r == payload) { code = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst); break; }
-    }
-    dprintf(3, "{\"exit-code\": %d}\n", code);
+    if (become_slot_user(p->uid, p->gid)) { kill(payload, SIGKILL); _exit(121); }
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    long maxrss_kb = 0;
+    int code = reap_until(payload, &maxrss_kb);
+    dprintf(3, "{\"exit-code\": %d, \"maxrss\": %ld}\n", code, maxrss_kb);
     _exit(code);
 }
 
@@ -558,11 +651,12 @@ int main(int argc, char **argv)
 {
     if (fcntl(3, F_GETFD) != -1) status_fd = 3;
     signal(SIGALRM, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 3) die("usage");
     const char *mode = argv[1];
     int is_probe = strcmp(mode, "probe") == 0, is_run = strcmp(mode, "run") == 0,
-        is_clean = strcmp(mode, "clean") == 0;
-    if (!is_probe && !is_run && !is_clean && strcmp(mode, "compile") != 0) die("bad mode");
+        is_clean = strcmp(mode, "clean") == 0, is_pair = strcmp(mode, "compile-run") == 0;
+    if (!is_probe && !is_run && !is_clean && !is_pair && strcmp(mode, "compile") != 0) die("bad mode");
     const char *workdir = argv[2];
     if (strlen(workdir) >= PATH_MAX - 64 || strstr(workdir, "/.") || strstr(workdir, "//")) die("bad work dir");
 
@@ -587,7 +681,9 @@ int main(int argc, char **argv)
 
     long cpu_ms = 2000, wall_ms = 5000, mem_kb = 65536, fsize_kb = 1024, nproc = 16, nofile = 32,
          out_bytes = 65536;
-    int use_ns = 1, cmd_at = -1;
+    int use_ns = 1, cmd_at = -1, cmd_end = argc, run_cmd_at = -1;
+    /* compile-run: the run's limits */
+    long r_cpu_ms = 0, r_wall_ms = 0, r_mem_kb = 0, r_fsize_kb = 0, r_nproc = 0, r_nofile = 0, r_out_bytes = 0;
     if (is_probe) {
         use_ns = 1;
     } else {
@@ -607,11 +703,31 @@ int main(int argc, char **argv)
         cmd_at = 13;
         if (argc - cmd_at > MAX_ARGS - 40) die("too many arguments");
         if (!valid_cmd0(argv[cmd_at])) die("bad command");
+        if (is_pair) {
+            /* ... -- COMPILE_CMD... -- RUN_CPU_MS RUN_WALL_MS RUN_MEMORY_KB RUN_FSIZE_KB RUN_NPROC
+               RUN_NOFILE RUN_OUTPUT_BYTES RUN_CMD... */
+            int sep = cmd_at + 1;
+            while (sep < argc && strcmp(argv[sep], "--") != 0) sep++;
+            if (sep + 9 > argc) die("usage");
+            cmd_end = sep;
+            r_cpu_ms = parse_num(argv[sep + 1], 10, 120000, "RUN_CPU_MS");
+            r_wall_ms = parse_num(argv[sep + 2], 10, 300000, "RUN_WALL_MS");
+            r_mem_kb = parse_num(argv[sep + 3], 1024, 8388608, "RUN_MEMORY_KB");
+            r_fsize_kb = parse_num(argv[sep + 4], 0, 1048576, "RUN_FSIZE_KB");
+            r_nproc = parse_num(argv[sep + 5], 1, 1024, "RUN_NPROC");
+            r_nofile = parse_num(argv[sep + 6], 4, 4096, "RUN_NOFILE");
+            r_out_bytes = parse_num(argv[sep + 7], 0, 67108864, "RUN_OUTPUT_BYTES");
+            run_cmd_at = sep + 8;
+            if (!valid_cmd0(argv[run_cmd_at])) die("bad run command");
+            if (!use_ns) unsupported("compile-run needs namespaces");
+        }
     }
 
     /* cgroups bound memory, processes and CPU for the whole step (both steps: a
        compiler fed a hostile source can be made to allocate a lot) */
     if (!is_probe) cgroup_setup(slot, mem_kb, nproc + 4);
+    /* the run's figures must be the run's alone: per-step cgroups are needed */
+    if (is_pair && !cg_on) unsupported("compile-run needs cgroups");
     if (!is_probe && !cg_on) nproc = nproc_within_memory(nproc, mem_kb, is_run ? 1 : 4);
     long oom_before = cg_oom_kills();
 
@@ -700,8 +816,27 @@ int main(int argc, char **argv)
     av[n++] = "--";
     if (n + (is_probe ? 1 : argc - cmd_at) >= (int)(sizeof av / sizeof av[0])) die("too many arguments");
     if (is_probe) av[n++] = "/usr/bin/true";
-    else for (int i = cmd_at; i < argc; i++) av[n++] = argv[i];
+    else for (int i = cmd_at; i < cmd_end; i++) av[n++] = argv[i];
     av[n] = NULL;
+    /* compile-run: the run's confinement, as a run step's */
+    char r_cpu[24], r_as[24], r_fs[24], r_np[24], r_nf[24], r_st[24], r_sz[32];
+    char *rav[MAX_ARGS + 12];
+    if (is_pair) {
+        int k = 0;
+        snprintf(r_cpu, sizeof r_cpu, "%ld", (r_cpu_ms + 999) / 1000);
+        snprintf(r_as, sizeof r_as, "%ld", r_mem_kb * 4 > 16777216 ? r_mem_kb * 4 : 16777216);
+        snprintf(r_fs, sizeof r_fs, "%ld", r_fsize_kb);
+        snprintf(r_np, sizeof r_np, "%ld", r_nproc);
+        snprintf(r_nf, sizeof r_nf, "%ld", r_nofile);
+        snprintf(r_st, sizeof r_st, "%ld", r_mem_kb);
+        snprintf(r_sz, sizeof r_sz, "%ld", (r_fsize_kb + 1024) * 1024L * 2);
+        rav[k++] = INNER; rav[k++] = "2";
+        rav[k++] = r_cpu; rav[k++] = r_as; rav[k++] = r_fs; rav[k++] = r_np; rav[k++] = r_nf; rav[k++] = r_st;
+        rav[k++] = "--";
+        if (k + argc - run_cmd_at >= (int)(sizeof rav / sizeof rav[0])) die("too many arguments");
+        for (int i = run_cmd_at; i < argc; i++) rav[k++] = argv[i];
+        rav[k] = NULL;
+    }
     char tmpdir_env[PATH_MAX + 8];
     snprintf(tmpdir_env, sizeof tmpdir_env, "TMPDIR=%s", workdir);
     char *envp[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", use_ns ? "TMPDIR=/tmp" : tmpdir_env, NULL};
@@ -723,7 +858,9 @@ int main(int argc, char **argv)
     }
     const char *via = !use_ns ? "plain" : direct ? "direct" : "bwrap";
     char direct_failed[200] = "";
-    int out_pipe[2], err_pipe[2], js_pipe[2];
+    int out_pipe[2], err_pipe[2], js_pipe[2], cout_pipe[2] = {-1, -1}, go_pipe[2] = {-1, -1};
+    if (is_pair && !direct) unsupported("compile-run needs the launcher's own namespaces");
+    if (is_pair && (pipe2(cout_pipe, O_CLOEXEC) || pipe2(go_pipe, O_CLOEXEC))) die("pipe");
     char buf[65536], js[1024];
     size_t js_len = 0;
     long t0, deadline;
@@ -759,7 +896,9 @@ int main(int argc, char **argv)
                 /* after joining the step's cgroups, so that the sandbox sees them as its root */
                 unshare(CLONE_NEWCGROUP);
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
-                direct_init(is_run, slot_tree, run_trees, run_files, n_run_files, a_sz, uid, gid, av + inner_at);
+                struct direct_plan plan = {is_run, slot_tree, n_run_files, run_trees, run_files, av + inner_at, a_sz,
+                                           uid, gid, is_pair ? rav : NULL, r_sz, cout_pipe[1], go_pipe[0]};
+                direct_init(&plan);
             }
             /* nothing of the engine leaks: fds above 3 close on exec, env is cleared */
             if (become_slot_user(uid, gid)) _exit(121);
@@ -771,6 +910,7 @@ int main(int argc, char **argv)
         close(out_pipe[1]);
         close(err_pipe[1]);
         close(js_pipe[1]);
+        if (is_pair) { close(cout_pipe[1]); close(go_pipe[0]); }
         if (!direct) break;
         /* the direct sandbox says it is up before anything of the step runs; if it could not
            be built (a mount refused here), the step runs in bubblewrap instead */
@@ -785,6 +925,7 @@ int main(int argc, char **argv)
         if (strstr(js, "child-pid") || now_ms() >= deadline) break;
         snprintf(direct_failed, sizeof direct_failed, "%.*s", (int)strcspn(js, "\n"), js);
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+        if (is_pair) unsupported(direct_failed);
         close(out_pipe[0]);
         close(err_pipe[0]);
         close(js_pipe[0]);
@@ -795,13 +936,18 @@ int main(int argc, char **argv)
 
     /* pump output with caps, until both pipes close or the wall clock runs out */
     int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
-    struct pollfd pf[4] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {js_pipe[0], POLLIN, 0},
-                           {pidfd, POLLIN, 0}};
+    /* stdout, stderr, the status pipe, (compile-run) the compiler's output, the child */
+    struct pollfd pf[5] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}, {js_pipe[0], POLLIN, 0},
+                           {cout_pipe[0], POLLIN, 0}, {pidfd, POLLIN, 0}};
     int exited = 0;
-    long written[2] = {0, 0};
+    long written[3] = {0, 0, 0};
     int wst = 0;
-    int open_n = 3, timed_out = 0, out_limit = 0, killed = 0;
+    int open_n = is_pair ? 4 : 3, timed_out = 0, out_limit = 0, killed = 0;
     int cpu_exceeded = 0;
+    /* compile-run: 0 compiling, 1 running, 2 compiled and not run; the compile's figures */
+    int phase = 0;
+    long c_exit = -1, c_wall = 0, c_cpu = 0, c_peak = -1, c_oom = 0;
+    long c_out_bytes = out_bytes;
     while (open_n > 0) {
         long left = deadline - now_ms();
         if (left <= 0) { timed_out = 1; break; }
@@ -814,11 +960,11 @@ int main(int argc, char **argv)
         }
         /* once the child is gone, drain what is buffered and stop (a background child of
            the plain mode may hold the pipes open) */
-        int r = poll(pf, exited ? 3 : 4, exited ? 0 : (int)left);
+        int r = poll(pf, exited ? 4 : 5, exited ? 0 : (int)left);
         if (r < 0) { if (errno == EINTR) continue; break; }
         if (r == 0 && exited) break;
-        if (!exited && pidfd >= 0 && (pf[3].revents & POLLIN)) exited = 1;
-        for (int i = 0; i < 3; i++) {
+        if (!exited && pidfd >= 0 && (pf[4].revents & POLLIN)) exited = 1;
+        for (int i = 0; i < 4; i++) {
             if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
             ssize_t got = read(pf[i].fd, buf, sizeof buf);
             if (got <= 0) { close(pf[i].fd); pf[i].fd = -1; open_n--; continue; }
@@ -826,14 +972,42 @@ int main(int argc, char **argv)
                 size_t c = (size_t)got < sizeof js - 1 - js_len ? (size_t)got : sizeof js - 1 - js_len;
                 memcpy(js + js_len, buf, c);
                 js_len += c;
+                js[js_len] = 0;
+                char *ce = phase == 0 && is_pair ? strstr(js, "\"compile-exit\"") : NULL;
+                if (ce && strchr(ce, '\n')) {
+                    /* the compile is over: its figures, then the run's limits, then the go-ahead */
+                    c_exit = strtol(strchr(ce, ':') + 1, NULL, 10);
+                    c_wall = now_ms() - t0;
+                    c_cpu = cg_cpu_ms();
+                    c_oom = cg_oom_kills() - oom_before;
+                    char mp[320];
+                    snprintf(mp, sizeof mp, "%s/memory.max_usage_in_bytes", cg_mem);
+                    c_peak = read_long(mp, NULL);
+                    if (c_peak > 0) c_peak /= 1024;
+                    phase = 2;
+                    if (c_exit == 0 && c_oom == 0) {
+                        cgroup_setup(slot, r_mem_kb, r_nproc + 4);
+                        oom_before = cg_oom_kills();
+                        cpu_ms = r_cpu_ms;
+                        out_bytes = r_out_bytes;
+                        nproc = r_nproc;
+                        t0 = now_ms();
+                        deadline = t0 + r_wall_ms;
+                        phase = 1;
+                    }
+                    /* (a sandbox already gone is seen when its pipes close) */
+                    if (write(go_pipe[1], phase == 1 ? "r" : "x", 1) != 1) {}
+                }
                 continue;
             }
-            long room = out_bytes - written[i];
+            /* stdout and stderr go to fds 1 and 2, the compiler's output (compile-run) to fd 4 */
+            long cap = i == 3 ? c_out_bytes : out_bytes;
+            long room = cap - written[i == 3 ? 2 : i];
             long w = got < room ? got : (room > 0 ? room : 0);
             if (w > 0) {
                 ssize_t off = 0;
-                while (off < w) { ssize_t k = write(i + 1, buf + off, w - off); if (k <= 0) break; off += k; }
-                written[i] += w;
+                while (off < w) { ssize_t k = write(i == 3 ? 4 : i + 1, buf + off, w - off); if (k <= 0) break; off += k; }
+                written[i == 3 ? 2 : i] += w;
             }
             if (got > room) { out_limit = 1; break; }
         }
@@ -860,8 +1034,9 @@ int main(int argc, char **argv)
     alarm(2);
     while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR) {}
     alarm(0);
-    for (int i = 0; i < 3; i++) if (pf[i].fd >= 0) close(pf[i].fd);
-    /* nothing of this step reaches the next one (the slot user has no process left) */
+    for (int i = 0; i < 4; i++) if (pf[i].fd >= 0) close(pf[i].fd);
+    /* nothing of this step reaches the next one (the slot user has no process left); a
+       compile-run keeps the compiled binary, which the run could not reach */
     if (!is_probe) empty_dir(workdir, is_run ? NULL : "prog", 0, uid);
     if (!use_ns) {
         chmod(workdir, 02770);
@@ -873,6 +1048,9 @@ int main(int argc, char **argv)
 
     long cpu = ru.ru_utime.tv_sec * 1000L + ru.ru_utime.tv_usec / 1000 + ru.ru_stime.tv_sec * 1000L + ru.ru_stime.tv_usec / 1000;
     long mem = ru.ru_maxrss;
+    /* compile-run: the run's own maximum resident size (the rusage above has the compiler's) */
+    char *rss = is_pair ? strstr(js, "\"maxrss\"") : NULL;
+    if (is_pair) mem = rss ? strtol(strchr(rss, ':') + 1, NULL, 10) : 0;
     long oom = cg_oom_kills() - oom_before;
     long peak = -1;
     if (cg_on) {
@@ -901,15 +1079,38 @@ int main(int argc, char **argv)
         else if (WIFSIGNALED(wst)) sig = WTERMSIG(wst);
         if (code >= 120 && code <= 124 && written[0] == 0 && written[1] == 0) started = 0;
     }
+    if (is_pair && strstr(js, "run-setup-error")) started = 0;
     const char *status = !started ? "setup_error" : timed_out ? "timeout" : out_limit ? "output_limit" : sig ? "signaled" : "exited";
     if (is_probe) status = (started && code == 0) ? "ok" : "setup_error";
+    /* compile-run: the compile's figures; the run's status is "not_run" unless the compile
+       succeeded (when a step was cut short in the compile, the flags above are the compile's) */
+    char compile_js[400] = "";
+    if (is_pair) {
+        const char *c_status = status;
+        int c_sig = 0, c_code = (int)c_exit;
+        if (phase == 0) {
+            c_wall = wall;
+            c_cpu = cpu;
+            c_peak = peak;
+            c_oom = oom;
+            c_code = -1;
+        } else {
+            if (c_exit > 128 && c_exit < 128 + 65) { c_sig = (int)(c_exit - 128); c_code = -1; }
+            c_status = c_sig ? "signaled" : "exited";
+        }
+        snprintf(compile_js, sizeof compile_js,
+                 ",\"compile\":{\"status\":\"%s\",\"exit\":%d,\"signal\":%d,\"cpu_ms\":%ld,\"wall_ms\":%ld,"
+                 "\"peak_kb\":%ld,\"oom\":%ld,\"cpu_limit\":%d,\"output_bytes\":%ld}",
+                 c_status, c_code, c_sig, c_cpu, c_wall, c_peak, c_oom, phase == 0 ? cpu_exceeded : 0, written[2]);
+        if (phase != 1) status = "not_run";
+    }
     /* why the direct sandbox could not be built, for the engine's log (JSON-safe: quotes dropped) */
     for (char *c = direct_failed; *c; c++) if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20) *c = '\'';
     dprintf(status_fd,
             "{\"status\":\"%s\",\"exit\":%d,\"signal\":%d,\"cpu_ms\":%ld,\"wall_ms\":%ld,\"mem_kb\":%ld,"
             "\"peak_kb\":%ld,\"oom\":%ld,\"cpu_limit\":%d,\"cgroup\":%d,\"ns\":%d,\"via\":\"%s\","
-            "\"direct_failed\":\"%s\",\"nproc\":%ld,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld}\n",
+            "\"direct_failed\":\"%s\",\"nproc\":%ld,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld%s}\n",
             status, code, sig, cpu, wall, mem, peak, oom, cpu_exceeded, cg_on, use_ns, via, direct_failed, nproc,
-            written[0], written[1]);
+            written[0], written[1], compile_js);
     return 0;
 }

@@ -75,6 +75,50 @@ C;
         }
     }
 
+    /**
+     * Where the launcher makes its own namespaces (any host; a container uses bubblewrap and
+     * two launches), a fresh /execute is one launch: the compile, then the run in a fresh
+     * view. The run must still be a run step in everything the student sees: its own limits,
+     * figures and output, never the compiler's, and the compiler never reads the run's input.
+     */
+    public function testAFreshExecuteIsOneLaunchWithTheRunsOwnLimitsFiguresAndOutput(): void
+    {
+        exec('unshare --mount --pid --fork true 2>/dev/null', $_, $rc);
+        if ($rc !== 0) {
+            $this->markTestSkipped('root may not make namespaces here: the engine compiles and runs in two launches');
+        }
+        $f = self::f();
+        $echo = "#include <stdio.h>\nint main(void){ int unused; char s[64]; if (scanf(\"%63s\", s) == 1) printf(\"got %s\\n\", s); return 0; }";
+        $m0 = $f->metrics();
+        $r = $this->runCode($echo, 'student', "word\n");
+        $m1 = $f->metrics();
+        $this->assertSame(1, ($m1['compile_run'] ?? 0) - ($m0['compile_run'] ?? 0), 'compile and run in one launch');
+        $this->assertSame(1, $m1['gcc'] - $m0['gcc'], 'one compile');
+        $this->assertFalse($r['from_cache']);
+        $this->assertSame('accepted', $r['verdict'], $r['stderr']);
+        $this->assertSame("got word\n", $r['stdout'], 'the run reads its input (the compiler did not)');
+        $this->assertSame('', $r['stderr'], 'the compiler\'s warning is not the run\'s stderr');
+        // gcc's cc1 takes tens of MB and tens of ms of CPU: none of it is the run's
+        $this->assertLessThan(8000, $r['memory_kb'], 'the run\'s own memory, not the compiler\'s');
+        $this->assertLessThan(30, $r['time_ms'], 'the run\'s own CPU time, not the compiler\'s');
+
+        // the run's memory limit is the problem's (64 MB), not the compile's
+        $hog = "#include <stdlib.h>\n#include <string.h>\nint main(void){ for (int i = 0; i < 40; i++) { char *p = malloc(8 << 20); if (!p) return 3; memset(p, 1, 8 << 20); } return 0; }";
+        $r = $this->runCode($hog);
+        $this->assertSame('memory_limit', $r['verdict'], json_encode($r));
+        // and its CPU limit the problem's
+        $r = $this->runCode('int main(void){ for (;;); }');
+        $this->assertSame('time_limit', $r['verdict'], json_encode($r));
+        $this->assertLessThan(3000, $r['time_ms']);
+
+        // the same code again is only run, from the binary cache the launch filled
+        $again = $f->call('POST', '/execute', ['assignment_id' => $f->ids['practice'], 'code' => $echo . "\n/* " . $f->tag . ' again */', 'input' => "x\n"]);
+        $this->assertFalse($again['json']['from_cache']);
+        $cached = $f->call('POST', '/execute', ['assignment_id' => $f->ids['practice'], 'code' => $echo . "\n/* " . $f->tag . ' again */', 'input' => "y\n"]);
+        $this->assertTrue($cached['json']['from_cache']);
+        $this->assertSame("got y\n", $cached['json']['stdout']);
+    }
+
     public function testNothingARunWritesSurvivesIt(): void
     {
         $writer = <<<'C'
