@@ -190,7 +190,7 @@ final class Sandbox
     }
 
     /**
-     * The isolation this host gives: "ns" when bubblewrap namespaces work, "plain" only if
+     * The isolation this host gives: "ns" when the sandbox's namespaces work (the launcher's own or bubblewrap's), "plain" only if
      * the admin opted in (SANDBOX_ALLOW_PLAIN=1), else UNAVAILABLE. Probing runs in the
      * slot, so the caller must hold it; the answer is cached per host.
      */
