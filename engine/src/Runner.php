@@ -126,7 +126,9 @@ final class Runner
         $t0 = hrtime(true);
         $h = self::hash($env, $code);
         $base = $this->c->cacheDir . '/' . $h;
-        if (!is_file($base . '.bin') && !is_file($base . '.err') && $this->slot() >= 0 && $this->isolation === 'ns') {
+        $fresh = !is_file($base . '.bin') && !is_file($base . '.err');
+        $slot = $fresh ? $this->slot() : null;
+        if ($slot !== null && $this->isolation === 'ns') {
             $lock = fopen($this->c->cacheDir . '/.lock' . substr($h, 0, 2), 'c');
             if ($lock === false) {
                 throw new HttpError(500, 'the engine cannot lock its binary cache');
@@ -134,13 +136,13 @@ final class Runner
             flock($lock, LOCK_EX);
             try {
                 if ($this->cached($base, $h, $t0) === null) {
-                    $cmd = $this->placeSource((int) $this->slot, $env, $code, []);
-                    $r = $this->box->execCompileRun((int) $this->slot, $this->compileLimits($env), $cmd, $limits, $argv, $input);
+                    $cmd = $this->placeSource($slot, $env, $code, []);
+                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits, $argv, $input);
                     if ($r !== null) {
                         Metrics::inc('gcc');
                         Metrics::inc('compile_run');
                         $c = $r['status']['compile'];
-                        $cr = $this->compiled($c, trim($r['compile_output']), (int) $this->slot, $base, $h, $t0);
+                        $cr = $this->compiled($c, trim($r['compile_output']), $slot, $base, $h, $t0);
                         if (!$cr['ok']) {
                             return [$cr, null];
                         }

@@ -82,7 +82,7 @@ final class Sandbox
     /**
      * @param array<string, int> $limits
      * @param list<string> $cmd
-     * @return array{status: array<string, mixed>, stdout: string, stderr: string}
+     * @return array{status: array<string, mixed>, stdout: string, stderr: string, compile_output: string}
      */
     public function exec(int $slot, string $mode, array $limits, array $cmd, string $stdin, string $isolation): array
     {
