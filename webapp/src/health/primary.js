@@ -23,7 +23,10 @@ const DEPENDENCY_TIMEOUT_MS = 4000;
 const CACHE_MS = 1000;
 
 // In a worker: beat while the event loop turns (unref: never keeps a draining worker alive).
-function startHeartbeat(send = (m) => process.send && process.send(m)) {
+// A draining worker's channel closes before it exits (a rolling restart disconnects it):
+// process.send without a callback reports that as an 'error' event, which would crash the
+// worker while it still finishes its requests; with one, the beat is just not delivered.
+function startHeartbeat(send = (m) => process.connected && process.send(m, undefined, {}, () => {})) {
   const beat = () => { try { send({ type: 'heartbeat' }); } catch { /* the primary is gone */ } };
   beat();
   return setInterval(beat, HEARTBEAT_MS).unref();
