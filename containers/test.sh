@@ -298,6 +298,17 @@ replicas() {
   rm -rf "$dir"; mkdir -p "$dir"
   scale "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
   wait_replicas "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
+  # HAProxy's checks are the primary's liveness; the aggregate /healthz that bench.sh asks
+  # first also goes through a webapp to an engine, and a replica seconds old may answer it
+  # slowly (its first PHP requests, its sandbox probe): wait for it, saying what it said
+  local body="" i
+  for i in $(seq 60); do
+    body=$(curl -sS --max-time 5 "http://127.0.0.1:$HAPROXY_PUBLISH_PORT/healthz" 2>&1) && jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 && break
+    [ "$i" = 1 ] && echo "note /healthz right after scaling: $body"
+    sleep 1
+  done
+  jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 || { echo "FAIL /healthz is not ok a minute after scaling: $body"; return 1; }
+  [ "$i" = 1 ] || echo "ok   /healthz ok ${i} s after HAProxy saw every replica UP"
   local engines; engines=$(podman ps --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
     --filter label=com.docker.compose.service=engine --format '{{.Names}}' | sort)
   declare -A m0 m1
