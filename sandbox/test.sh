@@ -189,6 +189,14 @@ int main(void) { for (int i = 0; i < 32; i++) { char *p = malloc(4 << 20); if (!
   check "[ns] compile-run: the run has the run's memory limit (64 MB), not the compile's" \
     bash -c "grep -q '\"status\":\"signaled\".*\"oom\":1' '$io/pair.json' && grep -q '\"compile\":{\"status\":\"exited\",\"exit\":0' '$io/pair.json'"
   rm -f "$slot/prog"
+  # page cache the compile leaves charged to the slot's cgroup (on a fresh host: cc1 and the
+  # headers, read there first; here a 40 MB file the compile writes) is not the run's memory
+  printf 'int main(void) { return 0; }\n' > "$slot/main.c"
+  chown www-data "$slot/main.c"
+  as_engine "$LAUNCHER compile-run $slot 10000 20000 262144 65536 64 128 65536 ns - -- /usr/bin/sh -c 'head -c 40000000 /dev/zero > cache && exec /usr/bin/gcc -O2 -o prog main.c' -- $CPU_MS $WALL_MS $MEMORY_KB $FILE_SIZE_KB $NPROC $NOFILE $OUTPUT_BYTES ./prog 3>$io/pair.json 4>/dev/null </dev/null"
+  check "[ns] compile-run: the run's memory figures are its own, not the compile's page cache" \
+    awk -F'"peak_kb":' '{ split($2, run, ","); split($3, compile, ",") } END { exit !(run[1] >= 0 && run[1] < 8000 && compile[1] > 39000) }' "$io/pair.json"
+  rm -f "$slot/prog"
   pair 'int main(void) { return x; }' ''
   check "[ns] compile-run: a rejected compile is not run" \
     bash -c "grep -q '\"status\":\"not_run\"' '$io/pair.json' && grep -q 'undeclared' '$io/pair.cout' && test -z \"\$(ls -A '$slot')\""

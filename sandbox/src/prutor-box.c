@@ -267,6 +267,10 @@ static long read_long(const char *path, const char *key)
 /* cgroup v1 memory + pids controllers when the host offers them (accurate memory verdicts). */
 static char cg_mem[256], cg_pids[256], cg_cpu[256];
 static int cg_on;
+/* What the slot's cgroup held when the step began: page cache charged to it earlier (a
+   compile's files, or cc1 and the headers if this slot read them first on a fresh host)
+   stays charged, and is not the step's memory. */
+static long cg_base_kb;
 
 static void cgroup_setup(int slot, long mem_kb, long nproc)
 {
@@ -293,6 +297,9 @@ static void cgroup_setup(int slot, long mem_kb, long nproc)
     write_file(sw, v);
     snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
     write_file(p, "0");
+    snprintf(p, sizeof p, "%s/memory.usage_in_bytes", cg_mem);
+    cg_base_kb = read_long(p, NULL) / 1024;
+    if (cg_base_kb < 0) cg_base_kb = 0;
     snprintf(p, sizeof p, "%s/memory.failcnt", cg_mem);
     write_file(p, "0");
     snprintf(p, sizeof p, "%s/pids.max", cg_pids);
@@ -325,6 +332,19 @@ static long cg_cpu_ms(void)
     snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpu);
     long ns_used = read_long(p, NULL);
     return ns_used < 0 ? -1 : ns_used / 1000000L;
+}
+
+/* The step's peak: the cgroup's since the step began, less what it held then (the kernel may
+   reclaim some of that cache under the step's own pressure, so this can only undercount;
+   the caller takes the larger of it and the process' maximum resident size) */
+static long cg_peak_kb(void)
+{
+    char p[320];
+    snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+    long peak = read_long(p, NULL);
+    if (peak < 0) return -1;
+    peak = peak / 1024 - cg_base_kb;
+    return peak < 0 ? 0 : peak;
 }
 
 static long cg_oom_kills(void)
@@ -980,10 +1000,7 @@ int main(int argc, char **argv)
                     c_wall = now_ms() - t0;
                     c_cpu = cg_cpu_ms();
                     c_oom = cg_oom_kills() - oom_before;
-                    char mp[320];
-                    snprintf(mp, sizeof mp, "%s/memory.max_usage_in_bytes", cg_mem);
-                    c_peak = read_long(mp, NULL);
-                    if (c_peak > 0) c_peak /= 1024;
+                    c_peak = cg_on ? cg_peak_kb() : -1;
                     phase = 2;
                     if (c_exit == 0 && c_oom == 0) {
                         cgroup_setup(slot, r_mem_kb, r_nproc + 4);
@@ -1054,10 +1071,7 @@ int main(int argc, char **argv)
     long oom = cg_oom_kills() - oom_before;
     long peak = -1;
     if (cg_on) {
-        char p[320];
-        snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
-        peak = read_long(p, NULL);
-        if (peak > 0) peak /= 1024;
+        peak = cg_peak_kb();
         long cg_cpu_used = cg_cpu_ms();
         if (cg_cpu_used >= 0) cpu = cg_cpu_used;
     }
