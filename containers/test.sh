@@ -245,10 +245,13 @@ smoke() { with_env bash tests/smoke.sh; }
 # cases rely on the client address HAProxy sees, which Podman's published port rewrites:
 # those run on the native stack only (webapp/src/tools/README.md says so).
 e2e() {
-  local files=() f
+  local files=() f rc=0
   for f in webapp/test/e2e/*.test.js; do [ "$(basename "$f")" = tools.test.js ] || files+=("test/e2e/$(basename "$f")"); done
-  with_env env WEBAPP_TEST_SUITES=e2e WEBAPP_TEST_FILES="${files[*]}" bash webapp/test.sh
-  with_env env WEBAPP_TEST_SUITES=e2e WEBAPP_TEST_FILES=test/e2e/tools.test.js WEBAPP_TEST_NAME_PATTERN='^(similarity|playback):' bash webapp/test.sh
+  # both runs count (the step's status was the last command's alone: a failure of the
+  # first run went unreported)
+  with_env env WEBAPP_TEST_SUITES=e2e WEBAPP_TEST_FILES="${files[*]}" bash webapp/test.sh || rc=1
+  with_env env WEBAPP_TEST_SUITES=e2e WEBAPP_TEST_FILES=test/e2e/tools.test.js WEBAPP_TEST_NAME_PATTERN='^(similarity|playback):' bash webapp/test.sh || rc=1
+  return "$rc"
 }
 # Two hostile cases expect the memory_limit verdict, which the launcher can give only
 # with cgroup v1 memory accounting; a container's cgroup file system is read-only, so
