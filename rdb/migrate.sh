@@ -15,12 +15,13 @@
 # Connection: DB_HOST, DB_PORT, DB_NAME, DB_USER, DB_PASSWORD (CONTRACTS.md), or
 # DB_DEFAULTS_FILE, a client option file (e.g. root over the socket) with DB_NAME.
 # MIGRATIONS_DIR and SEED_DIR override the folders (the tests use that);
-# MIGRATE_SEED=1 means --seed.
+# MIGRATE_SEED=1 means --seed; MIGRATE_CONNECT_TIMEOUT (60 s) is how long an
+# unreachable server is waited for.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${DB_HOST:=127.0.0.1}" "${DB_PORT:=3307}" "${DB_NAME:=prutor}" "${DB_USER:=prutor}" "${DB_PASSWORD:=prutor-local}"
 : "${MIGRATIONS_DIR:=$HERE/migrations}" "${SEED_DIR:=$HERE/seed}"
-: "${MIGRATE_LOCK_TIMEOUT:=300}"
+: "${MIGRATE_LOCK_TIMEOUT:=300}" "${MIGRATE_CONNECT_TIMEOUT:=60}"
 
 mode=migrate
 case ${1:-} in
@@ -54,6 +55,21 @@ else
   ( umask 077; printf '[client]\nhost=%s\nport=%s\nuser=%s\npassword="%s"\n' "$DB_HOST" "$DB_PORT" "$DB_USER" "$pw" >"$cnf" )
 fi
 sql() { mariadb --defaults-extra-file="$cnf" --database="$DB_NAME" --batch --skip-column-names "$@"; }
+
+# A job started as soon as the server is healthy may still not reach it: on a container
+# network the name can fail to resolve for a moment (Podman's DNS learns names as
+# containers join: "Unknown server host 'mariadb' (-3)" was seen right after MariaDB's
+# health check passed). Connection errors are retried for MIGRATE_CONNECT_TIMEOUT
+# seconds; any other error (a wrong password, no such database) stops at once.
+deadline=$((SECONDS + MIGRATE_CONNECT_TIMEOUT))
+until err=$(sql --connect-timeout=5 -e "SELECT 1" 2>&1 >/dev/null); do
+  case $err in
+    *"ERROR 2002"* | *"ERROR 2003"* | *"ERROR 2005"* | *"ERROR 2013"*) ;;
+    *) die "cannot connect to $DB_HOST:$DB_PORT: $err" ;;
+  esac
+  [ "$SECONDS" -lt "$deadline" ] || die "no database server after ${MIGRATE_CONNECT_TIMEOUT} s: $err"
+  sleep 1
+done
 
 sql -e "CREATE TABLE IF NOT EXISTS schema_migrations (
   kind        ENUM('migration','seed') NOT NULL,

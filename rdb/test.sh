@@ -38,6 +38,55 @@ n_seeds=$(find "$HERE/seed" -maxdepth 1 -name '*.sql' | wc -l)
 # ------------------------------------------------------------------ 1. runner
 echo "# migration runner"
 
+# Reaching the server: a job started as soon as the server is healthy may not reach it yet
+# (a container network's DNS, a listener not up); those errors are waited out, any other
+# stops at once. Through the app's account over TCP, with --status (reads only).
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+delayed_forwarder() { # port target_port delay_s: listens on port after the delay, forwards to the target
+  python3 - "$@" <<'PY' &
+import socket, sys, threading, time
+port, target, delay = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+time.sleep(delay)
+server = socket.create_server(("127.0.0.1", port))
+def pipe(src, dst):
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+while True:
+    client, _ = server.accept()
+    upstream = socket.create_connection(("127.0.0.1", target))
+    threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+    threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+PY
+}
+tcp_migrate() { env -u DB_DEFAULTS_FILE DB_HOST=127.0.0.1 DB_NAME="$DB_NAME" DB_USER="$DB_USER" "$@" bash "$HERE/migrate.sh" --status; }
+port=$(free_port)
+t0=$SECONDS
+out=$(tcp_migrate DB_PORT="$port" DB_PASSWORD="$DB_PASSWORD" MIGRATE_CONNECT_TIMEOUT=2 2>&1) && rc=0 || rc=$?
+[ "$rc" = 1 ] && [[ $out == *"no database server after 2 s: ERROR 200"* ]] && [ $((SECONDS - t0)) -ge 2 ] &&
+  ok "a server that never answers: the runner waits its timeout, then stops saying why" ||
+  bad "a server that never answers (exit $rc after $((SECONDS - t0)) s): $out"
+port=$(free_port)
+delayed_forwarder "$port" "$DB_PORT" 2
+forwarder=$!
+out=$(tcp_migrate DB_PORT="$port" DB_PASSWORD="$DB_PASSWORD" MIGRATE_CONNECT_TIMEOUT=30 2>&1) && rc=0 || rc=$?
+kill "$forwarder" 2>/dev/null; wait "$forwarder" 2>/dev/null || true
+[ "$rc" = 0 ] && grep -q '^applied  migration' <<<"$out" &&
+  ok "a server that answers two seconds late: the runner waits for it and goes on" ||
+  bad "a server that answers two seconds late (exit $rc): $out"
+t0=$SECONDS
+out=$(tcp_migrate DB_PORT="$DB_PORT" DB_PASSWORD=not-the-password MIGRATE_CONNECT_TIMEOUT=30 2>&1) && rc=0 || rc=$?
+[ "$rc" = 1 ] && [[ $out == *"cannot connect"*"ERROR 1045"* ]] && [ $((SECONDS - t0)) -lt 10 ] &&
+  ok "a wrong password is not waited out: the runner stops at once" ||
+  bad "a wrong password (exit $rc after $((SECONDS - t0)) s): $out"
+
 out=$(migrate 2>&1) || { echo "$out"; bad "first run applies every migration"; exit 1; }
 [ "$(q "SELECT COUNT(*) FROM schema_migrations WHERE kind='migration'")" = "$n_migrations" ] &&
   [ "$(grep -c 'applied migration' <<<"$out")" = "$n_migrations" ] &&
