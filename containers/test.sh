@@ -295,23 +295,27 @@ engine_metrics() {
   podman exec "$1" php -r '$m = json_decode((string) @file_get_contents("http://127.0.0.1:8081/metrics"), true)["counters"] ?? null;
     echo $m === null ? "" : $m["gcc"] . " " . ($m["cache_hit"] + $m["cache_wait_hit"]), "\n";' 2>/dev/null
 }
+# HAProxy's checks are the primary's liveness; the aggregate /healthz (what bench.sh asks
+# first) also goes through a webapp to an engine, and a container seconds old may answer it
+# slowly (its first PHP requests, its sandbox probe): wait for it (at most a minute), saying
+# what it first said.
+wait_aggregate_healthz() { # url (curl -k: the TLS front's certificate is self-signed)
+  local body="" i
+  for i in $(seq 60); do
+    body=$(curl -sSk --max-time 5 "$1" 2>&1) && jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 && break
+    [ "$i" = 1 ] && echo "note $1 right after the change: $body"
+    sleep 1
+  done
+  jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 || { echo "FAIL $1 is not ok a minute after the change: $body"; return 1; }
+  echo "ok   $1 ok after ${i} s"
+}
 replicas() {
   local ok=0 dir=$CT_VAR/replicas c
   # (JMeter refuses to write its dashboard over an earlier run's)
   rm -rf "$dir"; mkdir -p "$dir"
   scale "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
   wait_replicas "$REPLICA_ENGINES" "$REPLICA_WEBAPPS" || return 1
-  # HAProxy's checks are the primary's liveness; the aggregate /healthz that bench.sh asks
-  # first also goes through a webapp to an engine, and a replica seconds old may answer it
-  # slowly (its first PHP requests, its sandbox probe): wait for it, saying what it said
-  local body="" i
-  for i in $(seq 60); do
-    body=$(curl -sS --max-time 5 "http://127.0.0.1:$HAPROXY_PUBLISH_PORT/healthz" 2>&1) && jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 && break
-    [ "$i" = 1 ] && echo "note /healthz right after scaling: $body"
-    sleep 1
-  done
-  jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 || { echo "FAIL /healthz is not ok a minute after scaling: $body"; return 1; }
-  [ "$i" = 1 ] || echo "ok   /healthz ok ${i} s after HAProxy saw every replica UP"
+  wait_aggregate_healthz "http://127.0.0.1:$HAPROXY_PUBLISH_PORT/healthz" || return 1
   local engines; engines=$(podman ps --filter "label=com.docker.compose.project=$COMPOSE_PROJECT_NAME" \
     --filter label=com.docker.compose.service=engine --format '{{.Names}}' | sort)
   declare -A m0 m1
@@ -426,7 +430,7 @@ PY
 # HAProxy and the webapp are recreated with it; HTTPS answers, HTTP redirects, the
 # session cookie is Secure.
 tls() {
-  local dir=$CT_VAR/tls port=${CONTAINERS_TLS_PORT:-18443} hdrs code
+  local dir=$CT_VAR/tls port=${CONTAINERS_TLS_PORT:-18443} hdrs
   mkdir -p "$dir"
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$dir/key.pem" -out "$dir/cert.pem" -days 2 \
     -subj /CN=localhost 2>/dev/null || return 1
@@ -438,8 +442,7 @@ tls() {
   wait_healthy webapp haproxy || return 1
   wait_replicas 1 1 || return 1
   local ok=0
-  code=$(curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "https://127.0.0.1:$port/healthz")
-  [ "$code" = 200 ] && echo "ok   HTTPS /healthz 200 on :$port" || { echo "FAIL HTTPS /healthz answered $code"; ok=1; }
+  wait_aggregate_healthz "https://127.0.0.1:$port/healthz" || ok=1
   hdrs=$(curl -s -o /dev/null -D - --max-time 10 "http://127.0.0.1:$HAPROXY_PUBLISH_PORT/accounts/login" | tr -d '\r')
   grep -q '^HTTP/1.1 301' <<<"$hdrs" && grep -qi "^location: https://" <<<"$hdrs" &&
     echo "ok   plain HTTP redirects to HTTPS" || { echo "FAIL plain HTTP does not redirect: $hdrs"; ok=1; }
