@@ -16,6 +16,22 @@ function chosenPassword(env) {
   return env.ADMIN_PASSWORD || '';
 }
 
+// The job starts as soon as the migration is done, and the database may still be out of
+// reach for a moment (a container network's name lookup failed right after MariaDB turned
+// healthy): what db.js calls unavailable is retried every second until the deadline.
+async function untilReachable(attempt, { deadlineMs = 60000, pauseMs = 1000 } = {}) {
+  const giveUpAt = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!err.unavailable || Date.now() + pauseMs > giveUpAt) throw err;
+      console.log(`create-admin: ${err.code || 'database'} unreachable, retrying`);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
+}
+
 async function main(env = process.env) {
   const cfg = loadConfig(env);
   const username = env.ADMIN_USERNAME || 'admin';
@@ -28,9 +44,9 @@ async function main(env = process.env) {
   const db = createDb(cfg.db);
   try {
     const hash = await bcrypt.hash(password, cfg.bcryptCost);
-    const res = await db.query(
+    const res = await untilReachable(() => db.query(
       `INSERT INTO users (username, password_hash, name, role) VALUES (?, ?, 'Administrator', 'admin')
-       ON DUPLICATE KEY UPDATE id = id`, [username, hash]);
+       ON DUPLICATE KEY UPDATE id = id`, [username, hash]));
     if (res.affectedRows !== 1) {
       console.log(`create-admin: account "${username}" exists; nothing changed`);
       return;
@@ -42,4 +58,7 @@ async function main(env = process.env) {
   }
 }
 
-main().catch((e) => { console.error(`create-admin: ${e.message}`); process.exit(1); });
+if (require.main === module) {
+  main().catch((e) => { console.error(`create-admin: ${e.message}`); process.exit(1); });
+}
+module.exports = { untilReachable };

@@ -6,7 +6,9 @@ const mysql = require('mysql2/promise');
 const { current } = require('./context');
 
 const RETRYABLE = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT']);
-const UNAVAILABLE = new Set(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ETIMEDOUT', 'ER_CON_COUNT_ERROR', 'ECONNRESET', 'POOL_CLOSED', 'EHOSTUNREACH']);
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ETIMEDOUT', 'ER_CON_COUNT_ERROR', 'ECONNRESET', 'POOL_CLOSED', 'EHOSTUNREACH',
+  // the server's name does not resolve (yet): a container network's DNS
+  'ENOTFOUND', 'EAI_AGAIN']);
 
 function createDb(cfg) {
   const pool = mysql.createPool({
