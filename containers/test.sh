@@ -298,16 +298,22 @@ engine_metrics() {
 # HAProxy's checks are the primary's liveness; the aggregate /healthz (what bench.sh asks
 # first) also goes through a webapp to an engine, and a container seconds old may answer it
 # slowly (its first PHP requests, its sandbox probe): wait for it (at most a minute), saying
-# what it first said.
+# what it first said. Each ask may reach another replica, so it must be ok five times in a
+# row (one warm replica answering once is not the stack being ready).
 wait_aggregate_healthz() { # url (curl -k: the TLS front's certificate is self-signed)
-  local body="" i
-  for i in $(seq 60); do
-    body=$(curl -sSk --max-time 5 "$1" 2>&1) && jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 && break
-    [ "$i" = 1 ] && echo "note $1 right after the change: $body"
-    sleep 1
+  local body="" i in_a_row=0
+  for i in $(seq 120); do
+    if body=$(curl -sSk --max-time 5 "$1" 2>&1) && jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1; then
+      in_a_row=$((in_a_row + 1))
+      [ "$in_a_row" -ge 5 ] && break
+    else
+      in_a_row=0
+      [ "$i" = 1 ] && echo "note $1 right after the change: $body"
+    fi
+    sleep 0.5
   done
-  jq -e '.status == "ok"' <<<"$body" >/dev/null 2>&1 || { echo "FAIL $1 is not ok a minute after the change: $body"; return 1; }
-  echo "ok   $1 ok after ${i} s"
+  [ "$in_a_row" -ge 5 ] || { echo "FAIL $1 is not ok five times in a row within a minute of the change: $body"; return 1; }
+  echo "ok   $1 ok five times in a row after $((i / 2)) s"
 }
 replicas() {
   local ok=0 dir=$CT_VAR/replicas c

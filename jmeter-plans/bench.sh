@@ -38,9 +38,15 @@ for v in USERS RAMPUP ITERATIONS THINK ENGINE_SHARE; do
 done
 [ "$USERS" -ge 1 ] || die "USERS must be at least 1"
 
-# the stack must be up: we start nothing but JMeter
-if ! curl -sf -m 5 -o /dev/null "http://$HOST:$PORT/healthz"; then
-  echo "error: http://$HOST:$PORT/healthz does not answer 200: start the stack first (make up)" >&2
+# the stack must be up: we start nothing but JMeter. A stack just started or scaled may fail
+# a check or two while its new servers warm up (their first PHP requests): 30 s to answer 200.
+healthy=0
+for _ in $(seq 30); do
+  curl -sf -m 5 -o /dev/null "http://$HOST:$PORT/healthz" && { healthy=1; break; }
+  sleep 1
+done
+if [ "$healthy" = 0 ]; then
+  echo "error: http://$HOST:$PORT/healthz has not answered 200 for 30 s: start the stack first (make up)" >&2
   exit 2
 fi
 
