@@ -51,18 +51,35 @@ if [ -n "${DB_DEFAULTS_FILE:-}" ]; then
   cnf=$DB_DEFAULTS_FILE
 else
   cnf=$workdir/client.cnf
-  pw=${DB_PASSWORD//\\/\\\\}; pw=${pw//\"/\\\"}
-  ( umask 077; printf '[client]\nhost=%s\nport=%s\nuser=%s\npassword="%s"\n' "$DB_HOST" "$DB_PORT" "$DB_USER" "$pw" >"$cnf" )
 fi
+write_cnf() { # write_cnf HOST: the client's option file for DB_HOST's address
+  local pw=${DB_PASSWORD//\\/\\\\}; pw=${pw//\"/\\\"}
+  ( umask 077; printf '[client]\nhost=%s\nport=%s\nuser=%s\npassword="%s"\n' "$1" "$DB_PORT" "$DB_USER" "$pw" >"$cnf" )
+}
 sql() { mariadb --defaults-extra-file="$cnf" --database="$DB_NAME" --batch --skip-column-names "$@"; }
 
-# A job started as soon as the server is healthy may still not reach it: on a container
-# network the name can fail to resolve for a moment (Podman's DNS learns names as
-# containers join: "Unknown server host 'mariadb' (-3)" was seen right after MariaDB's
-# health check passed). Connection errors are retried for MIGRATE_CONNECT_TIMEOUT
-# seconds; any other error (a wrong password, no such database) stops at once.
+# A job started as soon as the server is healthy may still not reach it: a listener not
+# up yet, or a name that does not resolve for a moment. Podman's DNS (aardvark-dns before
+# 1.11) drops queries while it reloads, which it does each time a container joins or
+# leaves the network, i.e. while `up` starts the other containers next to this job. CI
+# saw "Unknown server host 'mariadb' (-3)" once right after MariaDB's health check passed
+# and once after six of eleven files had been applied. So the name is looked up here,
+# until it resolves and the server answers (MIGRATE_CONNECT_TIMEOUT seconds at most),
+# and every later connection goes to that address; any other error (a wrong password, no
+# such database) stops at once. "localhost" stays a name: to the client it is the socket.
+reach() { # prints why the server cannot be reached yet, if it cannot
+  if [ -z "${DB_DEFAULTS_FILE:-}" ]; then
+    local addr=$DB_HOST
+    if [ "$DB_HOST" != localhost ]; then
+      addr=$(getent ahosts "$DB_HOST" | awk '{ print $1; exit }') || true
+      [ -n "$addr" ] || { echo "ERROR 2005: '$DB_HOST' does not resolve"; return 1; }
+    fi
+    write_cnf "$addr"
+  fi
+  sql --connect-timeout=5 -e "SELECT 1" 2>&1 >/dev/null
+}
 deadline=$((SECONDS + MIGRATE_CONNECT_TIMEOUT))
-until err=$(sql --connect-timeout=5 -e "SELECT 1" 2>&1 >/dev/null); do
+until err=$(reach); do
   case $err in
     *"ERROR 2002"* | *"ERROR 2003"* | *"ERROR 2005"* | *"ERROR 2013"*) ;;
     *) die "cannot connect to $DB_HOST:$DB_PORT: $err" ;;
