@@ -75,16 +75,15 @@ steps_file="$cap/steps.tsv"
 # then measured the grader's backlog too (0.3 of a core in the refinement steps of a run).
 # Waits until the machine is at most QUIET_BUSY_PCT % busy over 5 s, at most QUIET_WAIT s.
 wait_quiet() {
-  python3 - "$QUIET_BUSY_PCT" "$QUIET_WAIT" <<'PY'
+  python3 - "$QUIET_BUSY_PCT" "$QUIET_WAIT" "$PLANS_DIR/bench" <<'PY'
 import sys, time
 limit, wait_s = float(sys.argv[1]), float(sys.argv[2])
-def ticks():
-    f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
-    return sum(f), f[3] + f[4]   # all, idle + iowait
+sys.path.insert(0, sys.argv[3])
+from cpu_sampler import machine   # (busy ticks, all ticks) of the whole host, as each step reports
 t0 = time.time()
 while True:
-    a0, i0 = ticks(); time.sleep(5); a1, i1 = ticks()
-    busy = 100.0 * (1 - (i1 - i0) / max(1, a1 - a0))
+    b0, a0 = machine(); time.sleep(5); b1, a1 = machine()
+    busy = 100.0 * (b1 - b0) / max(1, a1 - a0)
     if busy <= limit:
         print("host quiet (%.0f%% busy) after %.0f s" % (busy, time.time() - t0)); break
     if time.time() - t0 >= wait_s:
