@@ -45,6 +45,10 @@ MAX_P99=${MAX_P99:-$d_p99}
 COOLDOWN=${COOLDOWN:-10}
 QUIET_BUSY_PCT=${QUIET_BUSY_PCT:-20}
 QUIET_WAIT=${QUIET_WAIT:-600}
+# checked now, not after the first step's minutes of load
+for v in QUIET_BUSY_PCT QUIET_WAIT; do
+  [[ ${!v} =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "error: $v must be a number (got '${!v}')" >&2; exit 2; }
+done
 export ITERATIONS=${ITERATIONS:-5} THINK=${THINK:-2000} PLAN
 
 HOST=${HOST:-127.0.0.1}; PORT=${PORT:-${HAPROXY_PORT:-8080}}
