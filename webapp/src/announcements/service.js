@@ -28,7 +28,7 @@ function createAnnouncementsService({ db, log = console, refreshMs = 1000, pollM
   let byEvent = new Map();          // event_id -> [{ id, message, at }]
   let answers = new Map();          // user_id -> [{ id, event_id, question, answer, at }]
 
-  async function refresh() {
+  async function load() {
     const running = await db.query(RUNNING_SQL);
     const sections = new Map();
     const events = new Set();
@@ -56,7 +56,7 @@ function createAnnouncementsService({ db, log = console, refreshMs = 1000, pollM
     byEvent = ev;
     answers = ans;
   }
-  const { start, stop } = periodic('announcements', refreshMs, refresh, log);
+  const { start, stop, refresh } = periodic('announcements', refreshMs, load, log);
 
   // What a student's open exam page shows: no database access.
   function feed(session) {

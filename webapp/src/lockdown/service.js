@@ -24,7 +24,7 @@ function plainAddress(ip) { return String(ip || '').replace(/^::ffff:(\d+\.\d+\.
 function createLockdownService({ db, mc, sessions, ttl, log = console, refreshMs = 2000 }) {
   let bySection = new Map(); // section_id -> [{ eventId, title, list, single }]
 
-  async function refresh() {
+  async function load() {
     const rows = await db.query(`SELECT v.event_id, v.section_id, v.allowed_ranges, v.single_session, e.title
       FROM active_lab_lockdowns v JOIN events e ON e.id = v.event_id`);
     const next = new Map();
@@ -35,7 +35,8 @@ function createLockdownService({ db, mc, sessions, ttl, log = console, refreshMs
     }
     bySection = next;
   }
-  const timer = periodic('lockdown', refreshMs, refresh, log);
+  const timer = periodic('lockdown', refreshMs, load, log);
+  const { refresh } = timer;
   let off = null;
   function start() {
     if (!off) off = siblings.on(RELOAD_TOPIC, refresh);
