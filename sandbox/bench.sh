@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Cost of one sandbox launch (a benchmark, not a test): a compile step and a run step of
-# hello.c through the launcher, against the same work without it, per step in ms of wall
+# Cost of one sandbox launch (a benchmark, not a test): a compile step, a run step and a
+# compile-run (both in one launch, as the engine runs a fresh job) of hello.c through the
+# launcher, against the same work without it, per step in ms of wall
 # time and CPU time (user + sys of the whole process tree, which depends less on what else
 # the machine is doing). Give a second launcher (e.g. one built from an older commit into
 # its own SANDBOX_LIBDIR) to compare both in one run, interleaved.
@@ -30,6 +31,7 @@ measure() {
   awk -v w=$(( (t1 - t0) / 1000 )) -v n="$N" -v c="$c" 'BEGIN { split(c, a, " "); printf "%6.1f %6.1f", w / 1000 / n, (a[1] + a[2]) * 1000 / n }'
 }
 compile_with() { echo "cp $root/hello.c $slot/main.c && $1 compile $slot 10000 20000 1048576 65536 64 128 65536 ns - -- /usr/bin/gcc -std=c11 -O2 -Wall -o prog main.c -lm 3>/dev/null >/dev/null 2>&1; rm -f $slot/prog"; }
+compile_run_with() { echo "cp $root/hello.c $slot/main.c && $1 compile-run $slot 10000 20000 1048576 65536 64 128 65536 ns - -- /usr/bin/gcc -std=c11 -O2 -Wall -o prog main.c -lm -- 2000 5000 262144 16384 32 64 65536 ./prog 3>/dev/null 4>/dev/null >/dev/null 2>&1 </dev/null; rm -f $slot/prog"; }
 run_with() { echo "cp $root/prog $slot/prog && $1 run $slot 2000 5000 262144 16384 32 64 65536 ns - -- ./prog 3>/dev/null >/dev/null 2>&1 </dev/null"; }
 chown www-data "$root"
 printf '%-44s %10s %10s\n' "step ($N each)" "wall ms" "cpu ms"
@@ -42,5 +44,17 @@ done
 printf '%-44s %10s %10s\n' "run, no sandbox" $(measure "cp $root/prog $root/p3 && $root/p3 >/dev/null </dev/null")
 for L in "${LAUNCHERS[@]}"; do
   printf '%-44s %10s %10s\n' "run in $(basename "$(dirname "$L")")" $(measure "$(run_with "$L")")
+done
+printf '%-44s %10s %10s\n' "gcc + run, no sandbox" $(measure "cp $root/hello.c $root/m.c && gcc -std=c11 -O2 -Wall -o $root/p2 $root/m.c -lm && $root/p2 >/dev/null </dev/null; rm -f $root/p2")
+for L in "${LAUNCHERS[@]}"; do
+  # a launcher without compile-run (or a host without its namespaces and cgroups) answers
+  # "unsupported" before running anything: timing that would say nothing
+  cp "$root/hello.c" "$slot/main.c"
+  if su -s /bin/bash www-data -c "$L compile-run $slot 10000 20000 1048576 65536 64 128 65536 ns - -- /usr/bin/gcc -o prog main.c -- 2000 5000 262144 16384 32 64 65536 ./prog 3>&1 4>/dev/null >/dev/null 2>&1 </dev/null" | grep -q '"status":"exited"'; then
+    printf '%-44s %10s %10s\n' "compile-run in $(basename "$(dirname "$L")")" $(measure "$(compile_run_with "$L")")
+  else
+    printf '%-44s %21s\n' "compile-run in $(basename "$(dirname "$L")")" "unsupported"
+  fi
+  rm -f "$slot/prog" "$slot/main.c"
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
