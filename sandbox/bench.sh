@@ -19,7 +19,8 @@ trap 'grep -v "^box $root/box " /etc/prutor/sandbox.conf > /etc/prutor/.bench &&
 slot=$root/box/$SLOT
 printf '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n' > "$root/hello.c"
 chmod 0644 "$root/hello.c"
-gcc -std=c11 -O2 -Wall -o "$root/prog" "$root/hello.c" -lm
+GCC="gcc -std=c11 -O2 -Wall"   # one compile line for every row, with and without the sandbox
+$GCC -o "$root/prog" "$root/hello.c" -lm   # the run rows' binary
 chmod 0755 "$root/prog"
 
 # one measurement: N repetitions of a shell snippet as www-data; prints "wall_ms cpu_ms" per repetition
@@ -30,14 +31,18 @@ measure() {
   t1=$(date +%s%N)
   awk -v w=$(( (t1 - t0) / 1000 )) -v n="$N" -v c="$c" 'BEGIN { split(c, a, " "); printf "%6.1f %6.1f", w / 1000 / n, (a[1] + a[2]) * 1000 / n }'
 }
-compile_with() { echo "cp $root/hello.c $slot/main.c && $1 compile $slot 10000 20000 1048576 65536 64 128 65536 ns - -- /usr/bin/gcc -std=c11 -O2 -Wall -o prog main.c -lm 3>/dev/null >/dev/null 2>&1; rm -f $slot/prog"; }
-compile_run_with() { echo "cp $root/hello.c $slot/main.c && $1 compile-run $slot 10000 20000 1048576 65536 64 128 65536 ns - -- /usr/bin/gcc -std=c11 -O2 -Wall -o prog main.c -lm -- 2000 5000 262144 16384 32 64 65536 ./prog 3>/dev/null 4>/dev/null >/dev/null 2>&1 </dev/null; rm -f $slot/prog"; }
-run_with() { echo "cp $root/prog $slot/prog && $1 run $slot 2000 5000 262144 16384 32 64 65536 ns - -- ./prog 3>/dev/null >/dev/null 2>&1 </dev/null"; }
+# one set of limits per step for every row
+COMPILE_LIMITS="10000 20000 1048576 65536 64 128 65536"
+RUN_LIMITS="2000 5000 262144 16384 32 64 65536"
+compile_run_argv() { echo "$1 compile-run $slot $COMPILE_LIMITS ns - -- /usr/bin/$GCC -o prog main.c -lm -- $RUN_LIMITS ./prog"; }
+compile_with() { echo "cp $root/hello.c $slot/main.c && $1 compile $slot $COMPILE_LIMITS ns - -- /usr/bin/$GCC -o prog main.c -lm 3>/dev/null >/dev/null 2>&1; rm -f $slot/prog"; }
+compile_run_with() { echo "cp $root/hello.c $slot/main.c && $(compile_run_argv "$1") 3>/dev/null 4>/dev/null >/dev/null 2>&1 </dev/null; rm -f $slot/prog"; }
+run_with() { echo "cp $root/prog $slot/prog && $1 run $slot $RUN_LIMITS ns - -- ./prog 3>/dev/null >/dev/null 2>&1 </dev/null"; }
 chown www-data "$root"
 printf '%-44s %10s %10s\n' "step ($N each)" "wall ms" "cpu ms"
 # the rows without the sandbox pay the same cp (and rm) as the launcher's rows: a fork
 # and exec each, about 1 ms here, which is not the launcher's cost
-printf '%-44s %10s %10s\n' "gcc, no sandbox" $(measure "cp $root/hello.c $root/m.c && gcc -std=c11 -O2 -Wall -o $root/p2 $root/m.c -lm; rm -f $root/p2")
+printf '%-44s %10s %10s\n' "gcc, no sandbox" $(measure "cp $root/hello.c $root/m.c && $GCC -o $root/p2 $root/m.c -lm; rm -f $root/p2")
 for L in "${LAUNCHERS[@]}"; do
   printf '%-44s %10s %10s\n' "compile in $(basename "$(dirname "$L")")" $(measure "$(compile_with "$L")")
 done
@@ -45,12 +50,12 @@ printf '%-44s %10s %10s\n' "run, no sandbox" $(measure "cp $root/prog $root/p3 &
 for L in "${LAUNCHERS[@]}"; do
   printf '%-44s %10s %10s\n' "run in $(basename "$(dirname "$L")")" $(measure "$(run_with "$L")")
 done
-printf '%-44s %10s %10s\n' "gcc + run, no sandbox" $(measure "cp $root/hello.c $root/m.c && gcc -std=c11 -O2 -Wall -o $root/p2 $root/m.c -lm && $root/p2 >/dev/null </dev/null; rm -f $root/p2")
+printf '%-44s %10s %10s\n' "gcc + run, no sandbox" $(measure "cp $root/hello.c $root/m.c && $GCC -o $root/p2 $root/m.c -lm && $root/p2 >/dev/null </dev/null; rm -f $root/p2")
 for L in "${LAUNCHERS[@]}"; do
   # a launcher without compile-run (or a host without its namespaces and cgroups) answers
   # "unsupported" before running anything: timing that would say nothing
   cp "$root/hello.c" "$slot/main.c"
-  if su -s /bin/bash www-data -c "$L compile-run $slot 10000 20000 1048576 65536 64 128 65536 ns - -- /usr/bin/gcc -o prog main.c -- 2000 5000 262144 16384 32 64 65536 ./prog 3>&1 4>/dev/null >/dev/null 2>&1 </dev/null" | grep -q '"status":"exited"'; then
+  if su -s /bin/bash www-data -c "$(compile_run_argv "$L") 3>&1 4>/dev/null >/dev/null 2>&1 </dev/null" | grep -q '"status":"exited"'; then
     printf '%-44s %10s %10s\n' "compile-run in $(basename "$(dirname "$L")")" $(measure "$(compile_run_with "$L")")
   else
     printf '%-44s %21s\n' "compile-run in $(basename "$(dirname "$L")")" "unsupported"
