@@ -93,6 +93,12 @@ int main(void) { return socket(AF_INET, SOCK_STREAM, 0) < 0 ? 3 : 0; }'
 program loop 'int main(void) { for (;;) ; }'
 program spawn '#include <unistd.h>
 int main(void) { if (fork() == 0) { setsid(); for (;;) sleep(1); } return 0; }'
+# programs that close their output early: the launcher must still wait for them (their exit
+# code), and within the wall clock
+program quiet '#include <unistd.h>
+int main(void) { close(1); close(2); usleep(300000); return 7; }'
+program mute '#include <unistd.h>
+int main(void) { close(1); close(2); sleep(60); return 0; }'
 program shadow '#include <stdio.h>
 int main(void) { return fopen("/etc/shadow", "r") ? 0 : 4; }'
 program writer '#include <stdio.h>
@@ -151,6 +157,10 @@ for mode in ns bwrap plain; do
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode loop | grep -Eq '\"signal\":(24|9)|\"status\":\"timeout\"'"
   check "[$via] /etc/shadow cannot be read" \
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode shadow | grep -q '\"exit\":4'"
+  check "[$via] a program that closes its output is waited for: its exit code" \
+    bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode quiet | grep -q '\"status\":\"exited\",\"exit\":7,'"
+  check "[$via] a program that closes its output and sleeps is stopped at the wall clock" \
+    bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode mute | grep -q '\"status\":\"timeout\"'"
   status_of $mode spawn >/dev/null
   check "[$via] a background child is killed when the run ends" no_leftovers
   stdout_of $mode writer >/dev/null
