@@ -119,9 +119,11 @@ final class Runner
      * @param array<string, mixed> $env
      * @param array<string, int> $limits the run's
      * @param list<string> $argv the run's command (Environments::runArgv)
+     * @param ?Meanwhile $meanwhile the request's own work, done during the compile-run's launch
+     *        or the cached binary's run where there is one (the caller invokes it afterwards too)
      * @return array{0: array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}, 1: ?array<string, mixed>}
      */
-    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv): array
+    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv, ?Meanwhile $meanwhile = null): array
     {
         $t0 = hrtime(true);
         $h = self::hash($env, $code);
@@ -137,7 +139,7 @@ final class Runner
             try {
                 if ($this->cached($base, $h, $t0) === null) {
                     $cmd = $this->placeSource($slot, $env, $code, []);
-                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits, $argv, $input);
+                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits, $argv, $input, $meanwhile);
                     if ($r !== null) {
                         Metrics::inc('gcc');
                         Metrics::inc('compile_run');
@@ -156,7 +158,7 @@ final class Runner
             }
         }
         $cr = $this->compile($env, $code);
-        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv) : null];
+        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv, meanwhile: $meanwhile) : null];
     }
 
     /**
@@ -319,9 +321,10 @@ final class Runner
      * @param array<string, string> $files support files by name
      * @param string $sandboxMode "run" (a private tmpfs /box with read-only files, exec once) or, for
      *        the Jobe API, "compile" (the slot itself as /box, exec allowed, as Jobe's runs are)
+     * @param ?Meanwhile $meanwhile the request's own work, done while the run's launch works
      * @return array{verdict: string, stdout: string, stderr: string, exit_code: ?int, signal: ?int, signal_name: ?string, time_ms: int, memory_kb: int, wall_ms: int}
      */
-    public function run(string $binary, string $input, array $limits, array $argv = ['./prog'], array $files = [], string $sandboxMode = 'run'): array
+    public function run(string $binary, string $input, array $limits, array $argv = ['./prog'], array $files = [], string $sandboxMode = 'run', ?Meanwhile $meanwhile = null): array
     {
         $slot = $this->slot();
         // the slot holds nothing but the binary: the launcher shows the run exactly the
@@ -334,7 +337,7 @@ final class Runner
             chmod($prog, 0755);
         }
         Metrics::inc('run');
-        return self::runResult($this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation), $limits);
+        return self::runResult($this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation, $meanwhile), $limits);
     }
 
     /**

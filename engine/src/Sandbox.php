@@ -84,13 +84,13 @@ final class Sandbox
      * @param list<string> $cmd
      * @return array{status: array<string, mixed>, stdout: string, stderr: string, compile_output: string}
      */
-    public function exec(int $slot, string $mode, array $limits, array $cmd, string $stdin, string $isolation): array
+    public function exec(int $slot, string $mode, array $limits, array $cmd, string $stdin, string $isolation, ?Meanwhile $meanwhile = null): array
     {
         if ($isolation === self::UNAVAILABLE) {
             throw new HttpError(503, 'the sandbox cannot isolate programs on this host (namespaces are unavailable and '
                 . 'plain isolation is not allowed): tell the administrator', ['Retry-After' => '30']);
         }
-        return $this->launch($slot, self::argv($this->c->launcher, $mode, $this->workdir($slot), $limits, $isolation, $cmd), $stdin);
+        return $this->launch($slot, self::argv($this->c->launcher, $mode, $this->workdir($slot), $limits, $isolation, $cmd), $stdin, false, $meanwhile);
     }
 
     /**
@@ -106,13 +106,13 @@ final class Sandbox
      * @return ?array{status: array<string, mixed>, stdout: string, stderr: string, compile_output: string}
      *         status is the run's, with the compile's under "compile"; "not_run" when the compile failed
      */
-    public function execCompileRun(int $slot, array $compileLimits, array $compileCmd, array $runLimits, array $runCmd, string $stdin): ?array
+    public function execCompileRun(int $slot, array $compileLimits, array $compileCmd, array $runLimits, array $runCmd, string $stdin, ?Meanwhile $meanwhile = null): ?array
     {
         if (apcu_fetch('sandbox:compile-run') === 'unsupported') {
             return null;
         }
         $argv = self::compileRunArgv($this->c->launcher, $this->workdir($slot), $compileLimits, $compileCmd, $runLimits, $runCmd);
-        $r = $this->launch($slot, $argv, $stdin, true);
+        $r = $this->launch($slot, $argv, $stdin, true, $meanwhile);
         if (($r['status']['status'] ?? '') === 'unsupported') {
             // asked again after a while: a restart of the host may bring what was missing
             apcu_store('sandbox:compile-run', 'unsupported', 600);
@@ -127,12 +127,14 @@ final class Sandbox
 
     /**
      * Runs the launcher with stdin, stdout, stderr (and, for compile-run, the compiler's
-     * output on fd 4) in the slot's io files.
+     * output on fd 4) in the slot's io files; $meanwhile runs while the launcher works.
+     * Whatever $meanwhile throws is thrown once the launcher has finished (and so has left
+     * the slot clean): the slot is never given back with a launch still running in it.
      *
      * @param list<string> $argv
      * @return array{status: array<string, mixed>, stdout: string, stderr: string, compile_output: string}
      */
-    private function launch(int $slot, array $argv, string $stdin, bool $compileOutput = false): array
+    private function launch(int $slot, array $argv, string $stdin, bool $compileOutput = false, ?Meanwhile $meanwhile = null): array
     {
         $io = $this->c->engineDir . '/io/' . $slot;
         file_put_contents($io . '.in', $stdin);
@@ -149,9 +151,18 @@ final class Sandbox
         if (!is_resource($p)) {
             return ['status' => ['status' => 'setup_error', 'message' => 'cannot start the sandbox'], 'stdout' => '', 'stderr' => '', 'compile_output' => ''];
         }
+        $failed = null;
+        try {
+            $meanwhile?->__invoke();
+        } catch (\Throwable $e) {
+            $failed = $e;
+        }
         $json = (string) stream_get_contents($pipes[3]);
         fclose($pipes[3]);
         proc_close($p);
+        if ($failed !== null) {
+            throw $failed;
+        }
         $st = json_decode(trim($json), true);
         if (!is_array($st)) {
             $st = ['status' => 'setup_error', 'message' => 'no status from the sandbox'];

@@ -76,14 +76,27 @@ final class StudentApi
         $code = $this->code();
         $input = $this->in->str('input', $this->c->maxInputBytes, '');
         $env = Environments::get($this->c, $this->in->str('env', 32, 'c'));
-        $codeId = $this->storeCode($aid, 'execute', $code);
-        $p = Db::run($this->c, 'SELECT p.time_limit_ms, p.memory_limit_kb FROM assignments a
-            LEFT JOIN problems p ON p.id = a.problem_id WHERE a.id = ?', [$aid])->fetch() ?: [];
+        // the window is checked before anything runs, and again by the INSERT that stores
+        // the code (atomically), which is done while the sandbox compiles
+        $p = Db::run($this->c, 'SELECT p.time_limit_ms, p.memory_limit_kb FROM assignments a ' . self::WINDOW_JOIN . '
+            LEFT JOIN problems p ON p.id = a.problem_id
+            WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $this->s->userId()])->fetch();
+        if (!$p) {
+            throw new HttpError(404, 'no such assignment of yours, or its event is not open now');
+        }
         $limits = Environments::limits($this->c, $env, [
             'CPU_TIME_MS' => (int) ($p['time_limit_ms'] ?? 0), 'MEMORY_KB' => (int) ($p['memory_limit_kb'] ?? 0),
         ]);
+        $codeId = 0;
+        $store = new Meanwhile(function () use (&$codeId, $aid, $code): void {
+            $codeId = $this->storeCode($aid, 'execute', $code);
+        });
         $runner = new Runner($this->c);
-        [$cr, $res] = $runner->compileAndRun($env, $code, $input, $limits, Environments::runArgv($env, Runner::BINARY));
+        try {
+            [$cr, $res] = $runner->compileAndRun($env, $code, $input, $limits, Environments::runArgv($env, Runner::BINARY), $store);
+        } finally {
+            $store(); // when no launch did it (a compile that failed, a busy engine): the code is stored all the same
+        }
         if ($cr['internal']) {
             throw new HttpError(500, 'the sandbox failed to compile: try again');
         }

@@ -77,6 +77,40 @@ final class EngineTest extends TestCase
         $this->assertSame(405, $r['status']);
     }
 
+    public function testAnExecuteStoresItsCodeExactlyOnceAndOutsideItsWindowRunsNothing(): void
+    {
+        $f = self::f();
+        $count = static fn (array $m0, array $m1, string $k): int => (int) ($m1[$k] ?? 0) - (int) ($m0[$k] ?? 0);
+        $m0 = $f->metrics();
+        foreach (['others' => 'another student\'s assignment', 'closed' => 'an event outside its window'] as $k => $what) {
+            $r = $f->call('POST', '/execute', ['assignment_id' => $f->ids[$k], 'code' => self::HELLO . "/* {$f->tag} refused */"]);
+            $this->assertSame(404, $r['status'], $what . ': ' . $r['raw']);
+        }
+        $m1 = $f->metrics();
+        $this->assertSame(0, $count($m0, $m1, 'gcc'), 'nothing is compiled for a refused execute');
+        $this->assertSame(0, $count($m0, $m1, 'run'), 'nothing is run for a refused execute');
+        $n = $f->db->query("SELECT COUNT(*) FROM code WHERE code LIKE '%{$f->tag} refused%'")->fetchColumn();
+        $this->assertEquals(0, $n, 'no code is stored for a refused execute');
+        // the code is stored while the sandbox compiles, or after it: once, whichever way the job goes
+        $jobs = [
+            'compiled and run' => self::HELLO . "/* {$f->tag} stored once */",
+            'rejected by the compiler' => "int main(void) { return undeclared; } /* {$f->tag} stored once */",
+            'run from the binary cache' => self::HELLO . "/* {$f->tag} stored once */",
+        ];
+        $rowsOf = fn (): int => (int) $f->db->query('SELECT COUNT(*) FROM code WHERE assignment_id = ' . $f->ids['open'])->fetchColumn();
+        foreach ($jobs as $job => $code) {
+            $before = $rowsOf();
+            $r = $f->call('POST', '/execute', ['assignment_id' => $f->ids['open'], 'code' => $code]);
+            $this->assertSame(200, $r['status'], $job . ': ' . $r['raw']);
+            $this->assertSame($before + 1, $rowsOf(), $job . ': one code row per execute');
+            $row = $f->db->query('SELECT c.code, c.save_trigger, (SELECT COUNT(*) FROM executions e WHERE e.code_id = c.id) AS runs
+                FROM code c WHERE c.id = ' . (int) $r['json']['code_id'])->fetch();
+            $this->assertSame(['code' => $code, 'save_trigger' => 'execute', 'runs' => 1], $row, $job);
+        }
+        $this->assertSame("hello\n", $r['json']['stdout']);
+        $this->assertTrue($r['json']['from_cache']);
+    }
+
     public function testCompileStoresCodeInAtMostThreeQueriesAndExecuteEvaluateDoNotRunGcc(): void
     {
         $f = self::f();
