@@ -8,9 +8,12 @@ concurrent client, since a student may have one engine request in flight):
   fresh  - every request carries new source (a counter in a comment): compile + run;
   cached - the same source every time: the binary comes from the compile cache, so
            only the run (and the request's two queries) is left.
-Prints jobs/s for each and the ratio to the floor at the same concurrency.
+Prints jobs/s for each and the ratio to the floor at the same concurrency. Each step's
+SECONDS are split into ROUNDS short rounds taken in turn (floor, fresh, cached, floor, ...),
+so that a drift of the machine's speed during the run (another tenant, a background job)
+weighs on the floor and the engine alike instead of on whichever ran at the time.
 
-  make bench-engine [SECONDS=10] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
+  make bench-engine [SECONDS=10] [ROUNDS=5] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
 """
 import concurrent.futures as cf
 import http.client
@@ -28,6 +31,7 @@ import urllib.parse
 HOST = os.environ.get("BENCH_HOST", "127.0.0.1")
 PORT = int(os.environ.get("HAPROXY_PORT", "8080"))
 SECONDS = float(os.environ.get("SECONDS_PER_STEP", os.environ.get("SECONDS", "10")))
+ROUNDS = max(1, int(os.environ.get("ROUNDS", "5")))
 STUDENTS = os.environ.get("STUDENTS", "student01,student02").split(",")
 PASSWORD = os.environ.get("PASSWORD", "prutor-demo")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -58,7 +62,7 @@ def floor_job(flags):
 
 
 def measure(job, concurrency, seconds):
-    """Runs job() in `concurrency` loops for `seconds`; returns (jobs/s, failures)."""
+    """Runs job() in `concurrency` loops for `seconds`; returns (jobs done, seconds taken, failures)."""
     done, failed = [0], [0]
     lock = threading.Lock()
     stop = time.monotonic() + seconds
@@ -80,7 +84,7 @@ def measure(job, concurrency, seconds):
     t0 = time.monotonic()
     with cf.ThreadPoolExecutor(concurrency) as ex:
         list(ex.map(loop, range(concurrency)))
-    return done[0] / (time.monotonic() - t0), failed[0]
+    return done[0], time.monotonic() - t0, failed[0]
 
 
 class Student:
@@ -127,17 +131,27 @@ class Student:
 
 def main():
     flags = c_flags()
-    print(f"bench-engine: {SECONDS:g} s per step; floor = {' '.join(flags)} && ./prog (fresh dir per job)")
+    print(f"bench-engine: {SECONDS:g} s per step in {ROUNDS} interleaved rounds; floor = {' '.join(flags)} && ./prog (fresh dir per job)")
     students = [Student(u) for u in STUDENTS[:2]]
     run_tag = f"{os.getpid()}-{int(time.time())}"
     for s in students:  # warm the cached binary
         s.execute(HELLO)
     rows = []
     for c in (1, 2):
-        floor, ff = measure(lambda i, n: floor_job(flags), c, SECONDS)
-        fresh, fe = measure(lambda i, n: students[i].execute(HELLO + f"/* {run_tag} {i} {n} */\n"), c, SECONDS)
-        cached, ce = measure(lambda i, n: students[i].execute(HELLO), c, SECONDS)
-        rows.append((c, floor, fresh, cached, ff + fe + ce))
+        done, took, fails = {}, {}, 0
+        for r in range(ROUNDS):
+            steps = {
+                "floor": lambda i, n: floor_job(flags),
+                "fresh": lambda i, n, r=r: students[i].execute(HELLO + f"/* {run_tag} {c} {r} {i} {n} */\n"),
+                "cached": lambda i, n: students[i].execute(HELLO),
+            }
+            for kind, job in steps.items():
+                n, t, f = measure(job, c, SECONDS / ROUNDS)
+                done[kind] = done.get(kind, 0) + n
+                took[kind] = took.get(kind, 0.0) + t
+                fails += f
+        rate = {kind: done[kind] / took[kind] for kind in done}
+        rows.append((c, rate["floor"], rate["fresh"], rate["cached"], fails))
     print()
     print(f"{'concurrency':>11}  {'floor jobs/s':>12}  {'fresh jobs/s':>12}  {'fresh/floor':>11}  {'cached jobs/s':>13}  {'cached/floor':>12}  failures")
     for c, floor, fresh, cached, fails in rows:
