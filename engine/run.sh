@@ -90,6 +90,11 @@ for ini in /etc/php/8.2/apache2/conf.d/*.ini; do
       ln -s "$ini" "$phpconf/" ;;
   esac
 done
+if ! ls "$phpconf"/*-pdo_mysql.ini "$phpconf"/*-memcached.ini "$phpconf"/*-apcu.ini >/dev/null 2>&1; then
+  echo "engine/run.sh: refusing to start: PHP's pdo_mysql, memcached or apcu is not enabled in" \
+       "/etc/php/8.2/apache2/conf.d (run engine/install.sh)" >&2
+  exit 1
+fi
 export PHP_INI_SCAN_DIR=$phpconf
 # Apache started as www-data keeps that user for its master and children (its User
 # directive then changes nothing).
