@@ -30,15 +30,17 @@ fi
 
 getent passwd "$ENGINE_USER" >/dev/null || useradd --system --no-create-home --shell /usr/sbin/nologin "$ENGINE_USER"
 
-# Build both launchers; reinstall only when the source changed.
+# Build both launchers; reinstall only when the source (or this script) changed.
 mkdir -p "$LIBDIR"
 chmod 0755 "$LIBDIR"
-sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" "$HERE/src/confine.h") | sha256sum | cut -c1-64)
+sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" "$HERE/src/confine.h" "$HERE/install.sh") | sha256sum | cut -c1-64)
 if [ "$(cat "$LIBDIR/.src.sha256" 2>/dev/null || true)" != "$sum" ] || [ ! -x "$LIBDIR/prutor-box" ]; then
   tmp=$(mktemp -d)
-  # libseccomp linked statically: no dynamic link of it in every step
-  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -DINNER="\"$LIBDIR/prutor-run\"" -o "$tmp/prutor-box" "$HERE/src/prutor-box.c" -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
-  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -o "$tmp/prutor-run" "$HERE/src/prutor-run.c" -Wl,-Bstatic -lseccomp -Wl,-Bdynamic
+  # Linked statically, as position-independent executables (ASLR kept): the setuid
+  # launcher loads no shared object (no dynamic loader, no NSS module) and neither pays
+  # the dynamic link in every step (0.26 ms a start here)
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -static-pie -DINNER="\"$LIBDIR/prutor-run\"" -o "$tmp/prutor-box" "$HERE/src/prutor-box.c" -lseccomp
+  gcc -O2 -Wall -Wextra -D_FORTIFY_SOURCE=2 -static-pie -o "$tmp/prutor-run" "$HERE/src/prutor-run.c" -lseccomp
   install -o root -g root -m 0755 "$tmp/prutor-run" "$LIBDIR/prutor-run"
   install -o root -g "$(id -gn "$ENGINE_USER")" -m 0750 "$tmp/prutor-box" "$LIBDIR/prutor-box.new"
   chmod 4750 "$LIBDIR/prutor-box.new"

@@ -56,6 +56,8 @@ status_of() { place "$2"; as_engine "$(box_cmd run "$1" "$slot" ./prog) 3>&1 1>/
 stdout_of() { place "$2"; as_engine "$(box_cmd run "$1" "$slot" ./prog) 2>/dev/null 3>/dev/null </dev/null"; }
 no_leftovers() { ! pgrep -u "prutor-box$FIRST_SLOT" >/dev/null; }
 
+check "the setuid launcher loads no shared object (no program interpreter, no NEEDED library)" \
+  bash -c "! readelf -lW '$LAUNCHER' | grep -q 'INTERP' && ! readelf -dW '$LAUNCHER' | grep -q '(NEEDED)'"
 check "an outsider cannot run the launcher" \
   bash -c "! su -s /bin/bash nobody -c '$LAUNCHER probe $slot' 2>/dev/null"
 check "the engine user can probe a registered slot" \

@@ -656,6 +656,24 @@ static void direct_init(const struct direct_plan *p)
     _exit(code);
 }
 
+/* The slot's user, from /etc/passwd itself rather than getpwnam(): the launcher is linked
+   statically (sandbox/install.sh) so that this setuid program loads no shared object at
+   all, neither through the dynamic loader nor through NSS (getpwnam would dlopen the
+   modules nsswitch.conf names); the slot users are local system users (setup-box.sh). */
+static int slot_user(const char *name, uid_t *uid, gid_t *gid)
+{
+    FILE *f = fopen("/etc/passwd", "re");
+    if (!f) return -1;
+    struct passwd *pw;
+    while ((pw = fgetpwent(f)) && strcmp(pw->pw_name, name) != 0) {}
+    if (pw) {
+        *uid = pw->pw_uid;
+        *gid = pw->pw_gid;
+    }
+    fclose(f);
+    return pw ? 0 : -1;
+}
+
 static int valid_cmd0(const char *c)
 {
     if (strncmp(c, "./", 2) == 0) {
@@ -687,10 +705,9 @@ int main(int argc, char **argv)
 
     char uname[32];
     snprintf(uname, sizeof uname, "prutor-box%d", slot);
-    struct passwd *pw = getpwnam(uname);
-    if (!pw || pw->pw_uid == 0 || pw->pw_gid == 0) die("no user %s", uname);
-    uid_t uid = pw->pw_uid;
-    gid_t gid = pw->pw_gid;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    if (slot_user(uname, &uid, &gid) || uid == 0 || gid == 0) die("no user %s", uname);
     if (is_clean) {
         /* what a step interrupted before its own clean-up may have left */
         kill_user(uid, gid);
