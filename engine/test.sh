@@ -26,4 +26,5 @@ fi
 export ENGINE_TEST_URL
 echo "engine/test.sh: integration tests through $ENGINE_TEST_URL (engine $ENGINE_URL)"
 cd "$HERE"
-exec phpunit --do-not-cache-result "$@"
+# APCu on in the CLI: the unit tests of the caches' shared totals (LruFolder) need it
+exec php -d apc.enable_cli=1 "$(command -v phpunit)" --do-not-cache-result "$@"

@@ -45,6 +45,7 @@ final class Config
     public array $trustedProxies;
     public int $jobeFileMaxBytes;
     public int $jobeFilesMaxBytes;
+    public int $jobeFilesMaxFiles;
     /** the class that explains gcc's messages (Help\CompileHelper), or "none" */
     public string $compileHelper;
     /** @var array<string, int> run limits */
@@ -121,6 +122,7 @@ final class Config
         $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1'));
         $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
         $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);
+        $c->jobeFilesMaxFiles = $i('ENGINE_JOBE_FILES_MAX_FILES', 20000);
         $c->compileHelper = $s('ENGINE_COMPILE_HELPER', Help\RuleBasedHelper::class);
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),

@@ -14,8 +14,6 @@ final class Runner
 {
     /** The compiled program's name in the working directory (what {binary} stands for). */
     public const BINARY = 'prog';
-    /** The share of its bounds the binary cache is evicted down to (accountInsert). */
-    private const EVICT_TO = 0.9;
 
     private ?int $slot = null;
     private ?string $isolation = null;
@@ -227,10 +225,10 @@ final class Runner
             copy($wd . '/prog', $tmp);
             chmod($tmp, 0755);
             rename($tmp, $base . '.bin');
-            $this->accountInsert((int) filesize($base . '.bin'));
+            self::cache($this->c)->inserted(1, (int) filesize($base . '.bin'));
         } elseif ($rejected) {
             file_put_contents($base . '.err', $raw);
-            $this->accountInsert(strlen($raw));
+            self::cache($this->c)->inserted(1, strlen($raw));
         } elseif (!$internal) {
             $why = match (true) {
                 $status === 'timeout' => 'compilation took too long',
@@ -267,67 +265,16 @@ final class Runner
         return null;
     }
 
-    /**
-     * Bounded cache: the running totals (APCu, shared by the workers) are checked on every
-     * insert. Past a bound, one worker at a time recounts the folder and evicts the least
-     * recently used entries down to EVICT_TO of the bounds, so that the recount (a stat of
-     * every entry: 22.7 ms for 5,000) comes once per some hundreds of inserts. (Evicting
-     * to the bound itself left the cache at it, and every fresh compile of a full cache
-     * paid a recount: the engine's fresh jobs/s fell by a third.) The cache overshoots its
-     * bounds by at most the inserts made during one recount; the totals are recounted
-     * whenever APCu has lost them.
-     */
-    private function accountInsert(int $bytes): void
+    /** The compile cache: binaries (.bin) and compiler rejections (.err) by hash. */
+    private static function cache(Config $c): LruFolder
     {
-        $files = apcu_inc('cache:files', 1, $ok1);
-        $total = apcu_inc('cache:bytes', $bytes, $ok2);
-        $lost = !$ok1 || !$ok2;
-        if ((!$lost && $files <= $this->c->cacheMaxFiles && $total <= $this->c->cacheMaxBytes)
-            || !apcu_add('cache:evicting', getmypid(), 60)) {
-            return;
-        }
-        $share = $lost ? 1.0 : self::EVICT_TO; // a recount alone evicts only what is beyond the bounds
-        try {
-            [$files, $total] = self::evict($this->c->cacheDir, (int) ($this->c->cacheMaxFiles * $share),
-                (int) ($this->c->cacheMaxBytes * $share));
-            apcu_store('cache:files', $files);
-            apcu_store('cache:bytes', $total);
-        } finally {
-            apcu_delete('cache:evicting');
-        }
+        return new LruFolder($c->cacheDir, 'cache', $c->cacheMaxFiles, $c->cacheMaxBytes, self::isCacheEntry(...));
     }
 
-    /**
-     * Removes the least recently used binaries and compiler rejections of $dir until at
-     * most $maxFiles and $maxBytes remain; returns what remains [files, bytes].
-     *
-     * @return array{0: int, 1: int}
-     */
-    public static function evict(string $dir, int $maxFiles, int $maxBytes): array
+    /** The compile cache's entries are its .bin and .err files, not its stripe locks or binaries being copied in. */
+    public static function isCacheEntry(string $name): bool
     {
-        $files = [];
-        $bytes = 0;
-        foreach ((array) @scandir($dir) as $f) {
-            if (!is_string($f) || $f[0] === '.' || (!str_ends_with($f, '.bin') && !str_ends_with($f, '.err'))) {
-                continue;
-            }
-            $s = @stat($dir . '/' . $f);
-            if ($s !== false) {
-                $files[$f] = [$s['mtime'], $s['size']];
-                $bytes += $s['size'];
-            }
-        }
-        uasort($files, static fn (array $a, array $b): int => $a[0] <=> $b[0]);
-        $count = count($files);
-        foreach ($files as $f => [, $size]) {
-            if ($count <= $maxFiles && $bytes <= $maxBytes) {
-                break;
-            }
-            @unlink($dir . '/' . $f);
-            $count--;
-            $bytes -= $size;
-        }
-        return [$count, $bytes];
+        return $name[0] !== '.' && (str_ends_with($name, '.bin') || str_ends_with($name, '.err'));
     }
 
     /**

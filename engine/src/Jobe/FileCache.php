@@ -6,12 +6,13 @@ namespace Prutor\Engine\Jobe;
 
 use Prutor\Engine\Config;
 use Prutor\Engine\HttpError;
+use Prutor\Engine\LruFolder;
 
 /**
  * Support files of the Jobe API (PUT/HEAD files/{id}, a run's file_list), kept under
  * $ENGINE_VAR/jobe-files by id. A cache, as Jobe's is: bounded by ENGINE_JOBE_FILES_MAX_BYTES
- * in total (least recently used files go first) and ENGINE_JOBE_FILE_MAX_BYTES each;
- * CodeRunner puts a file again when a run answers 404.
+ * and ENGINE_JOBE_FILES_MAX_FILES in total (least recently used files go first: LruFolder)
+ * and ENGINE_JOBE_FILE_MAX_BYTES each; CodeRunner puts a file again when a run answers 404.
  */
 final class FileCache
 {
@@ -64,39 +65,19 @@ final class FileCache
         if (!is_dir($this->dir)) {
             @mkdir($this->dir, 0700, true);
         }
-        $this->evict($this->c->jobeFilesMaxBytes - strlen($contents));
+        $path = $this->dir . '/' . $id;
+        $replaced = @filesize($path);
         $tmp = $this->dir . '/.tmp' . getmypid() . '-' . $id;
-        if (@file_put_contents($tmp, $contents) !== strlen($contents) || !@rename($tmp, $this->dir . '/' . $id)) {
+        if (@file_put_contents($tmp, $contents) !== strlen($contents) || !@rename($tmp, $path)) {
             @unlink($tmp);
             throw new HttpError(500, 'put: failed to write file ' . $id . ' to cache');
         }
+        $this->bounded()->inserted($replaced === false ? 1 : 0, strlen($contents) - (int) $replaced);
     }
 
-    /** Removes the least recently used files until at most $budget bytes remain. */
-    private function evict(int $budget): void
+    public function bounded(): LruFolder
     {
-        $files = [];
-        $bytes = 0;
-        foreach ((array) @scandir($this->dir) as $f) {
-            if (!is_string($f) || $f[0] === '.') {
-                continue;
-            }
-            $s = @stat($this->dir . '/' . $f);
-            if ($s !== false) {
-                $files[$f] = [$s['mtime'], $s['size']];
-                $bytes += $s['size'];
-            }
-        }
-        if ($bytes <= $budget) {
-            return;
-        }
-        uasort($files, static fn (array $a, array $b): int => $a[0] <=> $b[0]);
-        foreach ($files as $f => [, $size]) {
-            if ($bytes <= $budget) {
-                break;
-            }
-            @unlink($this->dir . '/' . $f);
-            $bytes -= $size;
-        }
+        return new LruFolder($this->dir, 'jobe-files', $this->c->jobeFilesMaxFiles, $this->c->jobeFilesMaxBytes,
+            static fn (string $f): bool => $f[0] !== '.');
     }
 }
