@@ -52,7 +52,7 @@ capacity: ## at the thesis' arrival rate (21 logins/s, 5 iterations): raise the 
 	@$(PRUTOR) run jmeter-plans/capacity.sh
 
 bench-engine: ## the gcc floor and the engine through HAProxy (fresh and cached, concurrency 1 and 2) as ratios
-	@$(PRUTOR) run engine/bench/bench_engine.py
+	@SECONDS_PER_STEP=$(or $(SECONDS),10) $(PRUTOR) run engine/bench/bench_engine.py  # not SECONDS itself: bash (bin/prutor) counts it up
 
 chaos: ## USERS students (300) work while each component is killed/restarted in turn; per-fault table (tests/chaos)
 	@$(PRUTOR) run tests/chaos/run.sh
