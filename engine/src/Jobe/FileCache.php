@@ -75,7 +75,8 @@ final class FileCache
         $this->bounded()->inserted($replaced === false ? 1 : 0, strlen($contents) - (int) $replaced);
     }
 
-    public function bounded(): LruFolder
+    /** The folder's bounds and eviction, the compile cache's rule (entries: every name not starting with a dot) */
+    private function bounded(): LruFolder
     {
         return new LruFolder($this->dir, 'jobe-files', $this->c->jobeFilesMaxFiles, $this->c->jobeFilesMaxBytes,
             static fn (string $f): bool => $f[0] !== '.');
