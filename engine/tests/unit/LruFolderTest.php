@@ -72,9 +72,7 @@ final class LruFolderTest extends TestCase
     /** Inserts within the bounds never look at the folder; the one past a bound evicts to EVICT_TO of them. */
     public function testAnInsertPastABoundEvictsDownToNinetyPercentOnce(): void
     {
-        if (!function_exists('apcu_enabled') || !apcu_enabled()) {
-            $this->markTestSkipped('APCu is not enabled for the CLI (engine/test.sh enables it)');
-        }
+        $this->requireApcu();
         $cache = $this->cache(20, 1_000_000);
         apcu_store($this->key . ':files', 10);
         apcu_store($this->key . ':bytes', 1000);
@@ -98,9 +96,7 @@ final class LruFolderTest extends TestCase
 
     public function testLostTotalsAreRecountedAndOnlyWhatIsBeyondTheBoundsGoes(): void
     {
-        if (!function_exists('apcu_enabled') || !apcu_enabled()) {
-            $this->markTestSkipped('APCu is not enabled for the CLI (engine/test.sh enables it)');
-        }
+        $this->requireApcu();
         $this->put(10);
         $this->cache(10, 1_000_000)->inserted(1, 100); // no totals in APCu: a recount, 11 entries, one goes
         $this->assertSame(10, apcu_fetch($this->key . ':files'));
@@ -110,9 +106,7 @@ final class LruFolderTest extends TestCase
 
     public function testAnotherWorkersEvictionIsNotRepeated(): void
     {
-        if (!function_exists('apcu_enabled') || !apcu_enabled()) {
-            $this->markTestSkipped('APCu is not enabled for the CLI (engine/test.sh enables it)');
-        }
+        $this->requireApcu();
         apcu_store($this->key . ':files', 10);
         apcu_store($this->key . ':bytes', 1000);
         apcu_add($this->key . ':evicting', 1, 60);
@@ -120,6 +114,14 @@ final class LruFolderTest extends TestCase
         $this->cache(5, 1_000_000)->inserted(1, 100);
         $this->assertCount(13, $this->left());
         $this->assertSame(11, apcu_fetch($this->key . ':files'));
+    }
+
+    /** The shared totals live in APCu: without it in the CLI these tests say so (skipped) */
+    private function requireApcu(): void
+    {
+        if (!function_exists('apcu_enabled') || !apcu_enabled()) {
+            $this->markTestSkipped('APCu is not enabled for the CLI (engine/test.sh enables it)');
+        }
     }
 
     private function put(int $i): void
