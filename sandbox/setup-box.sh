@@ -6,6 +6,8 @@
 # isolation (uid + rlimits + seccomp, no namespaces); any other value removes it.
 # SANDBOX_NAMESPACES=bwrap makes this box's sandboxes always use bubblewrap, as where
 # root may not make namespaces itself (the launcher's direct namespaces are the default).
+# SANDBOX_PIN_CPUS=0 writes "pin_cpus 0": sandboxes float over the CPUs instead of each
+# running on one of its own (sandbox/README.md); any other value removes it.
 # usage: sandbox/setup-box.sh BOX_ROOT FIRST COUNT
 set -eu
 [ "$#" = 3 ] || { echo "usage: $0 BOX_ROOT FIRST COUNT" >&2; exit 2; }
@@ -40,11 +42,15 @@ line="box $ROOT $FIRST $COUNT"
 [ "${SANDBOX_NAMESPACES:-direct}" = bwrap ] && line="$line bwrap"
 want_plain=$([ "${SANDBOX_ALLOW_PLAIN:-0}" = 1 ] && echo yes || echo no)
 has_plain=$(grep -qx "allow_plain 1" "$conf" && echo yes || echo no)
-if ! grep -qxF "$line" "$conf" || [ "$want_plain" != "$has_plain" ] || [ "$netns_line" != "$(grep '^netns ' "$conf" || true)" ]; then
+want_float=$([ "${SANDBOX_PIN_CPUS:-1}" = 0 ] && echo yes || echo no)
+has_float=$(grep -qx "pin_cpus 0" "$conf" && echo yes || echo no)
+if ! grep -qxF "$line" "$conf" || [ "$want_plain" != "$has_plain" ] || [ "$want_float" != "$has_float" ] \
+   || [ "$netns_line" != "$(grep '^netns ' "$conf" || true)" ]; then
   tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
-  grep -v -e "^box $ROOT " -e "^allow_plain " -e "^netns " "$conf" > "$tmp" || true
+  grep -v -e "^box $ROOT " -e "^allow_plain " -e "^pin_cpus " -e "^netns " "$conf" > "$tmp" || true
   echo "$line" >> "$tmp"
   [ "$want_plain" = yes ] && echo "allow_plain 1" >> "$tmp"
+  [ "$want_float" = yes ] && echo "pin_cpus 0" >> "$tmp"
   [ -n "$netns_line" ] && echo "$netns_line" >> "$tmp"
   chmod 0600 "$tmp"
   mv -f "$tmp" "$conf"

@@ -23,6 +23,7 @@ cleanup() {
   tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
   grep -v -e "^box $box " -e "^allow_plain " /etc/prutor/sandbox.conf > "$tmp" || true
   grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && [ "${had_plain:-no}" = yes ] && echo "allow_plain 1" >> "$tmp"
+  [ "${pin_set_here:-no}" = yes ] && sed -i '/^pin_cpus /d' "$tmp"
   chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
   rm -rf "$root"
 }
@@ -146,6 +147,11 @@ box_line() { # the test box's line in the launcher's config, ending "bwrap" or n
   sed "s|^box $box \([0-9]*\) \([0-9]*\).*|box $box \1 \2$1|" /etc/prutor/sandbox.conf > "$tmp"
   chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
 }
+pin_line() { # the config's pin_cpus line: "pin_cpus 0" or none (the test's own; cleanup drops it)
+  local tmp; tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
+  { grep -v "^pin_cpus " /etc/prutor/sandbox.conf; [ -n "$1" ] && echo "$1"; } > "$tmp"
+  chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
+}
 for mode in ns bwrap plain; do
   via=$mode
   if [ "$mode" = bwrap ]; then box_line " bwrap"; mode=ns; fi
@@ -219,6 +225,65 @@ check "[bwrap] compile-run is refused as unsupported, the slot left as it was" \
   bash -c "grep -q '\"status\":\"unsupported\"' '$io/pair.json' && test \"\$(ls -A '$slot')\" = main.c"
 box_line ""
 rm -f "$slot/main.c"
+
+# One CPU per sandbox (sandbox/README.md): prints its CPUs, tries to take every CPU, prints
+# what it has then; it first sleeps the milliseconds given on stdin (to overlap two runs)
+program cpus '#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+static void list(void) { cpu_set_t s; sched_getaffinity(0, sizeof s, &s); const char *sep = "";
+  for (int c = 0; c < CPU_SETSIZE; c++) if (CPU_ISSET(c, &s)) { printf("%s%d", sep, c); sep = ","; } }
+int main(void) { int ms = 0; if (scanf("%d", &ms) == 1) usleep(ms * 1000);
+  printf("cpus="); list(); cpu_set_t all; CPU_ZERO(&all); for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);
+  int r = sched_setaffinity(0, sizeof all, &all); printf(" widen=%s after=", r == 0 ? "ok" : errno == EPERM ? "EPERM" : "other"); list();
+  puts(""); return 0; }'
+cpus_in() { # slot dir, sleep ms: the cpus program's stdout, then its status line
+  install -o www-data -m 0755 "$bin/cpus" "$1/prog"
+  echo "$2" | as_engine "$(box_cmd run ns "$1" ./prog) 3>&1 2>/dev/null"
+}
+# what the launcher may use (it inherits this shell's set), as "0,1,2,3"
+all_cpus=$(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }' | paste -sd,)
+if [ "$(nproc)" -lt 2 ]; then
+  echo "skip one CPU per sandbox: this host has one CPU ($all_cpus)"
+elif grep -q "^pin_cpus 0" /etc/prutor/sandbox.conf; then
+  echo "skip one CPU per sandbox: turned off on this host (pin_cpus 0 in /etc/prutor/sandbox.conf)"
+else
+  one=$(cpus_in "$slot" 0)
+  cpu=$(sed -n 's/^cpus=\([0-9]*\) .*/\1/p' <<<"$one")
+  check "[ns] a sandbox runs on one CPU of its own, the one its status line names" \
+    bash -c "[ -n '$cpu' ] && grep -q '\"on_cpu\":$cpu[,}]' <<<'$one'"
+  check "[ns] a sandbox cannot widen its CPU set (sched_setaffinity refused)" \
+    grep -q "^cpus=$cpu widen=EPERM after=$cpu\$" <<<"$one"
+  cpus_in "$box/$((FIRST_SLOT + 1))" 600 > "$root/cpus2" &
+  sleep 0.2
+  first=$(cpus_in "$slot" 0 | sed -n 's/^cpus=\([^ ]*\) .*/\1/p')
+  wait
+  second=$(sed -n 's/^cpus=\([^ ]*\) .*/\1/p' "$root/cpus2")
+  check "two sandboxes at once run on different CPUs ($first and $second)" \
+    bash -c "[[ '$first' =~ ^[0-9]+\$ && '$second' =~ ^[0-9]+\$ && '$first' != '$second' ]]"
+  # every CPU claimed (as by as many running sandboxes): the next sandbox floats, still confined
+  holders=()
+  for c in ${all_cpus//,/ }; do
+    flock -n "/run/prutor/cpu/$c" sleep 3 &
+    holders+=($!)
+  done
+  sleep 0.3
+  floating=$(cpus_in "$slot" 0)
+  kill "${holders[@]}" 2>/dev/null
+  wait "${holders[@]}" 2>/dev/null
+  check "[ns] when every CPU is claimed a sandbox floats over all of them" \
+    bash -c "grep -q '^cpus=$all_cpus widen=EPERM' <<<'$floating' && grep -q '\"on_cpu\":-1[,}]' <<<'$floating'"
+  pin_set_here=yes
+  pin_line "pin_cpus 0"
+  unpinned=$(cpus_in "$slot" 0)
+  pin_line ""
+  pin_set_here=no
+  check "[ns] \"pin_cpus 0\" in the config: sandboxes float" \
+    bash -c "grep -q '^cpus=$all_cpus ' <<<'$unpinned' && grep -q '\"on_cpu\":-1[,}]' <<<'$unpinned'"
+fi
+rm -f "$slot/prog" "$box/$((FIRST_SLOT + 1))/prog"
 
 # the cap is 2 x (FILE_SIZE_KB + 1 MB) = 4 MB here
 fill=$(stdout_of ns fill)

@@ -101,6 +101,8 @@ static int confine_exec(int argc, char **argv, const char *tmpdir)
         seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(clone), 1,
                          SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWNET, CLONE_NEWNET));
         seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+        /* the step keeps the CPU its launcher claimed: its threads may not spread over the host */
+        seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(sched_setaffinity), 0);
         if (level >= 2) {
             /* the run step may exec exactly once: this execve, recognised by its pathname pointer */
             seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, SCMP_SYS(execve), 1,

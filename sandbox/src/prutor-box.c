@@ -56,6 +56,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/mount.h>
@@ -133,6 +134,7 @@ static int allow_plain;  /* "allow_plain 1" in the config */
 static char netns_path[PATH_MAX];
 static long box_slots;   /* slots of the box line that matched: the host's memory is shared by them */
 static int box_bwrap;    /* "bwrap" after the box line's count: always bubblewrap, never direct namespaces */
+static int pin_cpus = 1; /* "pin_cpus 0": sandboxes float over the CPUs instead of each taking one */
 
 /* Find the box line whose root/slot equals workdir; returns the slot number. */
 static int resolve_slot(const char *workdir, char *root_out, size_t root_len)
@@ -149,6 +151,7 @@ static int resolve_slot(const char *workdir, char *root_out, size_t root_len)
         long first, count, flag;
         if (sscanf(line, "allow_plain %ld", &flag) == 1) { allow_plain = flag == 1; continue; }
         if (sscanf(line, "netns %4095s", netns_path) == 1) continue;
+        if (sscanf(line, "pin_cpus %ld", &flag) == 1) { pin_cpus = flag != 0; continue; }
         if (slot_found >= 0) continue;
         if (sscanf(line, "box %4095s %ld %ld %15s", root, &first, &count, how) < 3) continue;
         size_t n = strlen(root);
@@ -389,6 +392,48 @@ static void kill_user(uid_t uid, gid_t gid)
         if (read_long(p, NULL) <= 0) break;
         usleep(500);
     }
+}
+
+/*
+ * One CPU per sandbox while there is a free one. Left to the scheduler, two sandboxes on
+ * a 2-core host shared one core about a tenth of the time while the other idled: a
+ * compile hands its work from process to process (gcc, cc1, as, collect2, ld) and each
+ * new one is placed anew. The launcher claims a CPU it may run on (an flock on
+ * /run/prutor/cpu/N, held until it exits), trying slot mod n first so that slots spread,
+ * and runs the step there; when every CPU is claimed, the step floats as before. The
+ * sandbox cannot widen its set (confine.h refuses sched_setaffinity). Replicas in
+ * containers on one host see each other's claims through a shared volume at that path.
+ * Returns the CPU (and the lock to keep open in *lock_fd), or -1.
+ */
+#define CPU_LOCK_DIR "/run/prutor/cpu"
+
+static int claim_cpu(int slot, int *lock_fd)
+{
+    *lock_fd = -1;
+    cpu_set_t allowed;
+    if (!pin_cpus || sched_getaffinity(0, sizeof allowed, &allowed) || CPU_COUNT(&allowed) < 2) return -1;
+    int cpus[CPU_SETSIZE], n = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) if (CPU_ISSET(c, &allowed)) cpus[n++] = c;
+    struct stat st;
+    mkdir("/run/prutor", 0755);
+    mkdir(CPU_LOCK_DIR, 0700);
+    if (lstat(CPU_LOCK_DIR, &st) || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) return -1;
+    for (int i = 0; i < n; i++) {
+        int cpu = cpus[(slot + i) % n];
+        char p[64];
+        snprintf(p, sizeof p, CPU_LOCK_DIR "/%d", cpu);
+        int fd = open(p, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && sched_setaffinity(0, sizeof one, &one) == 0) {
+            *lock_fd = fd;
+            return cpu;
+        }
+        close(fd);
+    }
+    return -1;
 }
 
 /*
@@ -898,6 +943,9 @@ int main(int argc, char **argv)
     int out_pipe[2], err_pipe[2], js_pipe[2], cout_pipe[2] = {-1, -1}, go_pipe[2] = {-1, -1};
     if (is_pair && !direct) unsupported("compile-run needs the launcher's own namespaces");
     if (is_pair && (pipe2(cout_pipe, O_CLOEXEC) || pipe2(go_pipe, O_CLOEXEC))) die("pipe");
+    /* this launcher and the step it starts run on the claimed CPU (inherited through clone) */
+    int cpu_lock = -1;
+    int on_cpu = is_probe ? -1 : claim_cpu(slot, &cpu_lock);
     char buf[65536], js[1024];
     size_t js_len = 0;
     long t0, deadline;
@@ -916,6 +964,7 @@ int main(int argc, char **argv)
         if (!direct) child = fork();
         if (child < 0) die("fork");
         if (child == 0) {
+            if (cpu_lock >= 0) close(cpu_lock);  /* the claim is the launcher's, not the sandbox's */
             if (cgroup_join()) _exit(124);
             /* Apache ignores SIGPIPE and SIGXFSZ, and ignored signals survive exec: reset them */
             for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
@@ -1146,8 +1195,8 @@ int main(int argc, char **argv)
     dprintf(status_fd,
             "{\"status\":\"%s\",\"exit\":%d,\"signal\":%d,\"cpu_ms\":%ld,\"wall_ms\":%ld,\"mem_kb\":%ld,"
             "\"peak_kb\":%ld,\"oom\":%ld,\"cpu_limit\":%d,\"cgroup\":%d,\"ns\":%d,\"via\":\"%s\","
-            "\"direct_failed\":\"%s\",\"nproc\":%ld,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld%s}\n",
+            "\"direct_failed\":\"%s\",\"nproc\":%ld,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld,\"on_cpu\":%d%s}\n",
             status, code, sig, cpu, wall, mem, peak, oom, cpu_exceeded, cg_on, use_ns, via, direct_failed, nproc,
-            written[0], written[1], compile_js);
+            written[0], written[1], on_cpu, compile_js);
     return 0;
 }
