@@ -156,7 +156,19 @@ check_helm() {
         ([ctr("prutor-engine").env[] | select(.name == "MEMCACHED_SERVERS") | .value][0] | split(",") | length) == 2,
         ([ctr("prutor-webapp").env[] | select(.name == "DB_PASSWORD") | .valueFrom.secretKeyRef.key][0] == "db-password")
       ] | all' >/dev/null || { echo "helm: the rendered manifests lost a required setting (requests, probes, HPA, security options, headless Services, secrets)" >&2; return 1; }
-  echo "helm: $("$helm" version --short) lint and template pass; requests, probes, HPA on CPU, the engine's security options present"
+  # One CPU per sandbox only where asked (a shared node's CPUs may be busy), and then the
+  # node's engine pods share their claims through the host's /run/prutor/cpu.
+  local pinned
+  pinned=$("$helm" template prutor "$chart" "${kube[@]}" --set secrets.existingSecret=s --set engine.sandbox.pinCpus=true) || return 1
+  { yaml_to_json <<<"$out"; yaml_to_json <<<"$pinned"; } | jq -es '
+      def pod: first(.[] | select(.kind == "Deployment" and .metadata.name == "prutor-engine")).spec.template.spec;
+      def pin(p): [p.containers[0].env[] | select(.name == "SANDBOX_PIN_CPUS") | .value][0];
+      def claims(p): [p.volumes[] | select(.hostPath.path == "/run/prutor/cpu") | .name] as $v
+        | [p.containers[0].volumeMounts[] | select(.mountPath == "/run/prutor/cpu" and (.name | IN($v[])))] | length;
+      (.[0] | pod) as $default | (.[1] | pod) as $pinned
+      | pin($default) == "0" and claims($default) == 0 and pin($pinned) == "1" and claims($pinned) == 1' >/dev/null \
+    || { echo "helm: engine.sandbox.pinCpus does not give SANDBOX_PIN_CPUS and the host's /run/prutor/cpu together (or is on by default)" >&2; return 1; }
+  echo "helm: $("$helm" version --short) lint and template pass; requests, probes, HPA on CPU, the engine's security options present, CPU pinning only when asked"
 }
 
 checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm)
