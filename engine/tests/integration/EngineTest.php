@@ -284,6 +284,27 @@ final class EngineTest extends TestCase
         $this->assertHealthyAfter($this->dataName());
     }
 
+    /**
+     * One CPU per sandbox (sandbox/README.md): a student's program runs on the CPU its
+     * launcher claimed and cannot spread its threads over the cores its classmates' compiles use.
+     */
+    public function testAStepKeepsTheCpuItWasGiven(): void
+    {
+        $code = "#define _GNU_SOURCE\n#include <sched.h>\n#include <stdio.h>\n#include <errno.h>\n"
+            . "int main(void){ cpu_set_t s, all; CPU_ZERO(&s); sched_getaffinity(0, sizeof s, &s);"
+            . " CPU_ZERO(&all); for (int c = 0; c < CPU_SETSIZE; c++) CPU_SET(c, &all);"
+            . " int r = sched_setaffinity(0, sizeof all, &all);"
+            . " printf(\"cpus=%d widen=%d eperm=%d\\n\", CPU_COUNT(&s), r, r != 0 && errno == EPERM); return 0; }";
+        $r = $this->exec($code . "\n/* " . self::f()->tag . " cpus */\n");
+        $this->assertSame('accepted', $r['verdict'], json_encode($r));
+        $this->assertMatchesRegularExpression('/^cpus=(\d+) widen=-1 eperm=1$/', trim($r['stdout']), 'widening the CPU set is refused');
+        preg_match('/^cpus=(\d+)/', $r['stdout'], $m);
+        $online = (int) trim((string) shell_exec('nproc'));
+        if ($online >= 2 && getenv('SANDBOX_PIN_CPUS') !== '0') {
+            $this->assertSame('1', $m[1], "the step runs on one CPU of the host's $online");
+        }
+    }
+
     public function testIncludeOfShadowDoesNotLeakThroughCompilerErrors(): void
     {
         $r = self::f()->call('POST', '/compile', ['assignment_id' => self::f()->ids['practice'], 'code' => "#include \"/etc/shadow\"\nint main(void){return 0;}\n"]);
