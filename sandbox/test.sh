@@ -18,13 +18,16 @@ chmod 0711 "$root"
 box=$root/box
 slot=$box/$FIRST_SLOT
 bin=$root/bin   # compiled programs, placed in the slot as "prog" for each run
+write_conf() { # stdin becomes the launcher's config, root-only, replaced in one rename
+  local tmp; tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
+  cat > "$tmp" && chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
+}
 cleanup() {
-  local tmp
-  tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
-  grep -v -e "^box $box " -e "^allow_plain " /etc/prutor/sandbox.conf > "$tmp" || true
-  grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && [ "${had_plain:-no}" = yes ] && echo "allow_plain 1" >> "$tmp"
-  [ "${pin_set_here:-no}" = yes ] && sed -i '/^pin_cpus /d' "$tmp"
-  chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
+  local drop=(-e "^box $box " -e "^allow_plain ")
+  [ "${pin_set_here:-no}" = yes ] && drop+=(-e "^pin_cpus ")
+  { grep -v "${drop[@]}" /etc/prutor/sandbox.conf
+    grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && [ "${had_plain:-no}" = yes ] && echo "allow_plain 1"
+  } | write_conf
   rm -rf "$root"
 }
 trap cleanup EXIT
@@ -143,14 +146,10 @@ int main(void) {
 # where root may make namespaces (as here) the launcher must make them itself
 ns_via=$(unshare --mount --pid --ipc --uts --fork true 2>/dev/null && echo direct || echo bwrap)
 box_line() { # the test box's line in the launcher's config, ending "bwrap" or not
-  local tmp; tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
-  sed "s|^box $box \([0-9]*\) \([0-9]*\).*|box $box \1 \2$1|" /etc/prutor/sandbox.conf > "$tmp"
-  chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
+  sed "s|^box $box \([0-9]*\) \([0-9]*\).*|box $box \1 \2$1|" /etc/prutor/sandbox.conf | write_conf
 }
 pin_line() { # the config's pin_cpus line: "pin_cpus 0" or none (the test's own; cleanup drops it)
-  local tmp; tmp=$(mktemp /etc/prutor/.conf.XXXXXX)
-  { grep -v "^pin_cpus " /etc/prutor/sandbox.conf; [ -n "$1" ] && echo "$1"; } > "$tmp"
-  chmod 0600 "$tmp" && mv -f "$tmp" /etc/prutor/sandbox.conf
+  { grep -v "^pin_cpus " /etc/prutor/sandbox.conf; [ -z "$1" ] || echo "$1"; } | write_conf
 }
 for mode in ns bwrap plain; do
   via=$mode
