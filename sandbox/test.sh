@@ -32,6 +32,9 @@ cleanup() {
 }
 trap cleanup EXIT
 had_plain=$(grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && echo yes || echo no)
+# setup-box.sh writes the host-wide pin_cpus line from the environment: keep the host's
+: "${SANDBOX_PIN_CPUS:=$(grep -qx "pin_cpus 0" /etc/prutor/sandbox.conf && echo 0 || echo 1)}"
+export SANDBOX_PIN_CPUS
 "$HERE/setup-box.sh" "$box" "$FIRST_SLOT" 2 >/dev/null
 mkdir -p "$bin"
 chmod 0755 "$bin"
