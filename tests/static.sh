@@ -63,7 +63,25 @@ check_compose() {
     jq -r '.services.webapp.environment.WEB_WORKERS')
   [ "$workers" = "$(sed -n 's/^WEB_WORKERS=//p' "$ROOT/tuning/profiles/small.env")" ] ||
     { echo "compose does not take WEB_WORKERS from a tuning profile (got $workers)" >&2; return 1; }
-  echo "compose: docker-compose.yml valid; only haproxy publishes ports; tuning profiles apply"
+  # The client's address: the webapp and the engine believe X-Forwarded-For from HAProxy's
+  # fixed address alone, which lies in the edge subnet; stats only on the host's loopback.
+  local cfg
+  cfg=$("$VENV/bin/docker-compose" --project-directory "$ROOT" -f "$ROOT/docker-compose.yml" \
+    --env-file "$ROOT/.env.example" config --format json) || return 1
+  jq -e '.services.haproxy.networks.edge.ipv4_address as $a | [
+      ($a | type) == "string",
+      .services.webapp.environment.TRUST_PROXY == $a,
+      .services.engine.environment.ENGINE_TRUSTED_PROXIES == $a,
+      (.services.haproxy.networks | keys) == ["edge"],
+      ([.services.haproxy.ports[] | select(.target == 8404) | .host_ip] | . != [] and all(. == "127.0.0.1"))
+    ] | all' <<<"$cfg" >/dev/null ||
+    { echo "compose: the webapp's TRUST_PROXY and the engine's ENGINE_TRUSTED_PROXIES must be HAProxy's fixed edge address, and stats on loopback only" >&2; return 1; }
+  python3 -c 'import ipaddress, json, sys
+c = json.load(sys.stdin)
+addr = ipaddress.ip_address(c["services"]["haproxy"]["networks"]["edge"]["ipv4_address"])
+sys.exit(0 if any(addr in ipaddress.ip_network(n["subnet"]) for n in c["networks"]["edge"]["ipam"]["config"]) else 1)' <<<"$cfg" ||
+    { echo "compose: HAProxy's address is not in the edge network's subnet" >&2; return 1; }
+  echo "compose: docker-compose.yml valid; only haproxy publishes ports (stats on loopback); only HAProxy's fixed address is a trusted proxy; tuning profiles apply"
 }
 
 check_hadolint() {
