@@ -142,7 +142,22 @@ check_swarm() {
       ([$s.services[] | .environment // {} | (.DB_PASSWORD, .SESSION_SECRET) | select(. != null)] | length) == 0,
       ($s.networks.edge.driver == "overlay"), ($s.networks.data.internal == true)
     ] | all' >/dev/null || { echo "swarm: deploy/swarm/stack.yml lost a required setting (placement, replicas, update_config, security options, secrets, overlay networks)" >&2; return 1; }
-  echo "swarm: docker stack config accepts deploy/swarm/stack.yml ($(docker version --format '{{.Client.Version}}' 2>/dev/null) CLI); placement, rolling updates, secrets, overlay networks present"
+  # The client's address and HAProxy's stats: the service port alone is published, in host
+  # mode (the ingress mesh replaces the client's address), stats stay on the container's
+  # loopback, and X-Forwarded-For is believed from the edge network's fixed subnet only.
+  yaml_to_json <<<"$out" | jq -e '.[0] as $s | ($s.networks.edge.ipam.config[0].subnet) as $edge | [
+      ($s.services.haproxy.ports | length) == 1,
+      ($s.services.haproxy.ports[0] | .target == 8080 and .mode == "host"),
+      ([$s.services[] | (.ports // [])[] | select(.target == 8404)] | length) == 0,
+      ([$s.services | to_entries[] | select((.value.ports // []) | length > 0) | .key] == ["haproxy"]),
+      ($s.services.haproxy.environment.HAPROXY_STATS_BIND == "127.0.0.1"),
+      ($s.services.haproxy.deploy.update_config.order == "stop-first"),
+      ($edge | type) == "string",
+      ($s.services.webapp.environment.TRUST_PROXY == $edge),
+      ($s.services.engine.environment.ENGINE_TRUSTED_PROXIES == $edge),
+      ($s.services.haproxy.networks | keys) == ["edge"]
+    ] | all' >/dev/null || { echo "swarm: HAProxy must publish only 8080 in host mode, keep its stats on loopback, and be the webapp's and the engine's only trusted proxy (the edge subnet)" >&2; return 1; }
+  echo "swarm: docker stack config accepts deploy/swarm/stack.yml ($(docker version --format '{{.Client.Version}}' 2>/dev/null) CLI); placement, rolling updates, secrets, overlay networks present; only HAProxy's service port published (host mode), stats on loopback, the edge subnet the only trusted proxy"
 }
 
 check_helm() {
