@@ -181,7 +181,7 @@ check_helm() {
       [ (ctr("prutor-webapp").resources.requests.cpu != null), (ctr("prutor-engine").resources.requests.cpu != null),
         (ctr("prutor-webapp").readinessProbe.httpGet.port == "health"), (ctr("prutor-engine").livenessProbe.httpGet.path == "/healthz"),
         (obj("HorizontalPodAutoscaler"; "prutor-engine").spec.metrics[0].resource.name == "cpu"),
-        (ctr("prutor-engine").securityContext.seccompProfile.type == "Unconfined"),
+        (ctr("prutor-engine").securityContext.seccompProfile == {"type": "Localhost", "localhostProfile": "prutor/engine-seccomp.json"}),
         (ctr("prutor-engine").securityContext.appArmorProfile.type == "Unconfined"),
         (ctr("prutor-engine").securityContext.procMount == "Unmasked"),
         (obj("Service"; "prutor-engine-pods").spec.clusterIP == "None"),
@@ -201,7 +201,77 @@ check_helm() {
       (.[0] | pod) as $default | (.[1] | pod) as $pinned
       | pin($default) == "0" and claims($default) == 0 and pin($pinned) == "1" and claims($pinned) == 1' >/dev/null \
     || { echo "helm: engine.sandbox.pinCpus does not give SANDBOX_PIN_CPUS and the host's /run/prutor/cpu together (or is on by default)" >&2; return 1; }
-  echo "helm: $("$helm" version --short) lint and template pass; requests, probes, HPA on CPU, the engine's security options present, CPU pinning only when asked"
+  check_helm_security "$helm" "$chart" "$out" || return 1
+  echo "helm: $("$helm" version --short) lint and template pass; requests, probes, HPA on CPU, the engine's security options present, CPU pinning only when asked; NetworkPolicies, no service-account token, least capabilities, client address kept"
+}
+
+# What the chart must keep so that the client's address is the student's and a pod that is
+# broken into reaches little (issue 25): read back from the rendered manifests.
+check_helm_security() {
+  local helm=$1 chart=$2 out=$3 kube=(--kube-version "${HELM_KUBE_VERSION:-1.31.0}") alt
+  yaml_to_json <<<"$out" | jq -e '
+      def pods: .[] | select(.kind | IN("Deployment", "StatefulSet", "Job")) | {name: .metadata.name, spec: .spec.template.spec, labels: .spec.template.metadata.labels};
+      def ctrs: pods | .spec | (.containers + (.initContainers // []))[];
+      def env(n): [first(.[] | select(.kind == "Deployment" and .metadata.name == n)).spec.template.spec.containers[0].env[]
+                   | {key: .name, value: .value}] | from_entries;
+      def engine: first(.[] | select(.kind == "Deployment" and .metadata.name == "prutor-engine")).spec.template.spec.containers[0];
+      def policies: [.[] | select(.kind == "NetworkPolicy")];
+      # the components whose pods an ingress rule of the policy for component c admits on port p
+      def admitted(c; p): [policies[] | select(.spec.podSelector.matchLabels["app.kubernetes.io/component"] == c)
+                           | .spec.ingress[]? | select(any(.ports[]; .port == p))
+                           | if .from then .from[].podSelector.matchLabels["app.kubernetes.io/component"] else "anyone" end] | unique;
+      . as $all | [
+        # no token of the Kubernetes API in any pod
+        ([pods | .spec.automountServiceAccountToken] | all(. == false)),
+        # LoadBalancer traffic keeps the client address
+        (first(.[] | select(.kind == "Service" and .metadata.name == "prutor-haproxy")).spec.externalTrafficPolicy == "Local"),
+        # the webapp and the engine believe the same proxies
+        (env("prutor-webapp").TRUST_PROXY | type == "string" and length > 0),
+        (env("prutor-engine").ENGINE_TRUSTED_PROXIES == env("prutor-webapp").TRUST_PROXY),
+        # the engine: only the capabilities its launcher and run.sh use, never SYS_ADMIN or privileged
+        (engine.securityContext.capabilities.drop == ["ALL"]),
+        ((engine.securityContext.capabilities.add - ["CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "SETUID", "SETGID", "AUDIT_WRITE"]) == []),
+        (engine.securityContext.privileged != true),
+        # every other container: no capability, no privilege escalation; root only to chown a volume
+        ([ctrs | select(.name != "engine") | .securityContext | .allowPrivilegeEscalation == false and .capabilities.drop == ["ALL"]] | all),
+        ([ctrs | select(.name != "engine" and .securityContext.runAsUser == 0) | .securityContext.capabilities.add] == [["CHOWN"]]),
+        # default deny for every pod of the release, in and out
+        (policies | any(.spec.podSelector.matchLabels == {"app.kubernetes.io/name": "prutor", "app.kubernetes.io/instance": "prutor"}
+                        and (.spec.policyTypes | sort) == ["Egress", "Ingress"] and .spec.ingress == null and .spec.egress == null)),
+        # who reaches whom
+        (admitted("haproxy"; 8080) == ["anyone"]), (admitted("haproxy"; 8404) == []),
+        (admitted("webapp"; 3000) == ["haproxy"]), (admitted("webapp"; 3001) == ["haproxy"]),
+        (admitted("engine"; 8081) == ["haproxy", "webapp"]),
+        (admitted("memcached"; 11211) == ["engine", "webapp"]),
+        (admitted("mongo"; 27017) == ["nosql-load", "webapp"]),
+        (admitted("mariadb"; 3306) == ["admin-init", "engine", "migrate", "webapp"]),
+        # every pod has a component label that a policy names
+        ([pods | .labels["app.kubernetes.io/component"]] - [policies[] | .spec.podSelector.matchLabels["app.kubernetes.io/component"] // empty] == [])
+      ] | all' >/dev/null ||
+    { echo "helm: lost a NetworkPolicy edge, set a service-account token, widened a container's capabilities or the trusted proxies, or dropped externalTrafficPolicy: Local" >&2; return 1; }
+  # The engine's seccomp profile allows what bubblewrap needs and refuses what nothing uses.
+  jq -e '.defaultAction == "SCMP_ACT_ALLOW" and (.syscalls | length) == 1 and .syscalls[0].action == "SCMP_ACT_ERRNO"
+      and (.syscalls[0].names | any(IN("unshare", "clone", "clone3", "mount", "umount2", "pivot_root", "sethostname")) | not)
+      and (.syscalls[0].names | contains(["bpf", "keyctl", "ptrace", "userfaultfd", "io_uring_setup", "open_by_handle_at", "init_module", "kexec_load"]))' \
+    "$chart/files/engine-seccomp.json" >/dev/null || { echo "helm: files/engine-seccomp.json must allow bubblewrap's namespaces and refuse the listed kernel surface" >&2; return 1; }
+  # Managed services: their egress comes from networkPolicy.extraEgress, to the clients only;
+  # a ClusterIP Service (an Ingress in front) carries no externalTrafficPolicy (the API refuses it).
+  alt=$("$helm" template prutor "$chart" "${kube[@]}" --set secrets.existingSecret=s --set mariadb.enabled=false --set mariadb.host=db.example.org \
+    --set memcached.enabled=false --set 'memcached.servers=mc1:11211' --set mongo.enabled=false --set mongo.url=mongodb://m.example.org/prutor \
+    --set haproxy.service.type=ClusterIP --set ingress.enabled=true \
+    --set 'networkPolicy.extraEgress[0].to[0].ipBlock.cidr=10.20.0.0/24' --set 'networkPolicy.extraEgress[0].ports[0].port=3306') || return 1
+  yaml_to_json <<<"$alt" | jq -e '
+      def pol(c): first(.[] | select(.kind == "NetworkPolicy" and .spec.podSelector.matchLabels["app.kubernetes.io/component"] == c));
+      def extra(c): [pol(c).spec.egress[]? | select(.to[0].ipBlock.cidr == "10.20.0.0/24")] | length == 1;
+      [ extra("webapp"), extra("engine"), extra("migrate"), extra("admin-init"), extra("nosql-load"),
+        (pol("haproxy").spec.egress | all(.to[0].ipBlock == null)),
+        ([.[] | select(.kind == "NetworkPolicy") | .spec.podSelector.matchLabels["app.kubernetes.io/component"] // empty]
+          | index("mariadb") == null and index("memcached") == null and index("mongo") == null),
+        (first(.[] | select(.kind == "Service" and .metadata.name == "prutor-haproxy")).spec | has("externalTrafficPolicy") | not)
+      ] | all' >/dev/null || { echo "helm: networkPolicy.extraEgress must reach the webapp, the engine and the jobs only; a ClusterIP Service no externalTrafficPolicy" >&2; return 1; }
+  # Off when asked (a CNI that enforces none).
+  [ "$("$helm" template prutor "$chart" "${kube[@]}" --set secrets.existingSecret=s --set networkPolicy.enabled=false | grep -c '^kind: NetworkPolicy')" = 0 ] ||
+    { echo "helm: networkPolicy.enabled=false still renders NetworkPolicies" >&2; return 1; }
 }
 
 checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm)
