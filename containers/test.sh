@@ -29,7 +29,9 @@
 # Prints every step with its duration and ends with "N passed, M failed".
 # Env: CONTAINERS_HAPROXY_PORT (18080) CONTAINERS_STATS_PORT (18404)
 #      CONTAINERS_DB_PORT (18306) CONTAINERS_MEMCACHED_PORT (18211) CONTAINERS_TLS_PORT (18443): host loopback ports,
-#      apart from the native stack's; CONTAINERS_PROJECT (prutorct) the compose project;
+#      apart from the native stack's; CONTAINERS_EDGE_SUBNET (172.31.254.0/24) the edge
+#      network's subnet and CONTAINERS_HAPROXY_ADDRESS (its .254) HAProxy's fixed address in it,
+#      apart from a production stack's default; CONTAINERS_PROJECT (prutorct) the compose project;
 #      CONTAINERS_KEEP_UP=1 leaves the stack running at the end.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +43,8 @@ HAPROXY_PUBLISH_PORT=${CONTAINERS_HAPROXY_PORT:-18080}
 STATS_PUBLISH_PORT=${CONTAINERS_STATS_PORT:-18404}
 DB_PUBLISH_PORT=${CONTAINERS_DB_PORT:-18306}
 MC_PUBLISH_PORT=${CONTAINERS_MEMCACHED_PORT:-18211}
+EDGE_SUBNET=${CONTAINERS_EDGE_SUBNET:-172.31.254.0/24}
+HAPROXY_ADDRESS=${CONTAINERS_HAPROXY_ADDRESS:-172.31.254.254}
 export COMPOSE_PROJECT_NAME=${CONTAINERS_PROJECT:-prutorct}
 CT_VAR=$ROOT/var/containers           # this test's PRUTOR_VAR: env file, logs
 RUN=$CT_VAR/run
@@ -122,6 +126,8 @@ HAPROXY_PUBLISH=127.0.0.1:$HAPROXY_PUBLISH_PORT
 HAPROXY_STATS_PUBLISH=$STATS_PUBLISH_PORT
 TEST_DB_PUBLISH=$DB_PUBLISH_PORT
 TEST_MEMCACHED_PUBLISH=$MC_PUBLISH_PORT
+PRUTOR_EDGE_SUBNET=$EDGE_SUBNET
+PRUTOR_HAPROXY_ADDRESS=$HAPROXY_ADDRESS
 FERRETDB_CONTEXT=$CT_VAR/ferretdb-context
 ADMIN_USERNAME=ct-admin
 WEB_WORKERS=2
