@@ -403,6 +403,11 @@ seccomp_families=(
   "file_handles:open_by_handle_at name_to_handle_at" "clock:settimeofday clock_settime" "host:sethostname"
   "io_ports:iopl" "sockets:socket_inet socket_netlink socketpair_inet sendto" "tty:tiocsti"
   "exec:execve_again execveat" "non-native ABI:i386 x32")
+# a family added to the table's kill list needs its case here
+table_families=$(sed -n '/define SYSCALLS_KILL/,/^$/p' "$HERE/src/syscalls.h" | grep -o 'X([a-z_]*,' | sed 's/X(//; s/,//' | sort -u)
+untested=""
+for f in $table_families; do printf '%s\n' "${seccomp_families[@]%%:*}" | grep -qx "$f" || untested="$untested $f"; done
+check "every family src/syscalls.h kills has a case here${untested:+ (untested:$untested)}" test -n "$table_families" -a -z "$untested"
 # every call in one shell of the engine user, which places the program before each run (as the engine does)
 seccomp_status=$(as_engine "for call in $(printf '%s ' "${seccomp_families[@]#*:}"); do
   cp '$bin/syscalls' '$slot/prog' && chmod 0755 '$slot/prog' && printf '%s ' \$call
@@ -416,6 +421,16 @@ for entry in "${seccomp_families[@]}"; do
   done
   check "[ns] seccomp kills the $family family ($calls)${missed:+; survived:$missed}" test -z "$missed"
 done
+# the other two profiles kill too: the compile step (where Jobe's runs run) and python3's run
+compile_status=$(as_engine "for call in ptrace socket_inet unshare bpf io_uring_setup i386; do
+  cp '$bin/syscalls' '$slot/prog' && chmod 0755 '$slot/prog' && printf '%s ' \$call
+  $(CPU_MS=10000 WALL_MS=20000 NPROC=64 NOFILE=128 box_cmd compile ns "$slot" ./prog '$call') 3>&1 >/dev/null 2>/dev/null </dev/null
+done")
+check "[ns] seccomp kills in the compile step too (ptrace, socket, unshare, bpf, io_uring, int 0x80)" \
+  test "$(grep -c '^[a-z_0-9]* {"status":"signaled","exit":-\{0,1\}[0-9]*,"signal":31,' <<<"$compile_status")" = 6
+rm -f "$slot/prog"
+py_killed=$(as_engine "$(box_cmd run ns "$slot" /usr/bin/python3 -S -c '"import ctypes; ctypes.CDLL(None).unshare(0x10000000)"') 3>&1 >/dev/null 2>&1 </dev/null")
+check "[ns] seccomp kills in python3's run step too (unshare through ctypes)" grep -q '"status":"signaled",.*"signal":31,' <<<"$py_killed"
 errnos="unlisted=ENOSYS unknown=ENOSYS clone3=ENOSYS setuid=ENOSYS chmod=ENOSYS affinity=EPERM unix_socket=EACCES ioctl=ENOTTY prctl=EINVAL persona=ok socketpair=ok fionread=ok name=ok fork=ok"
 for mode in ns plain; do
   got=$(stdout_of $mode syscalls)
