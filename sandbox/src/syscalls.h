@@ -68,7 +68,7 @@
     /* memory of the process itself */                                                         \
     X(memory, S_ALL, brk) X(memory, S_ALL, mmap) X(memory, S_ALL, munmap) X(memory, S_ALL, mremap) \
     X(memory, S_ALL, mprotect) X(memory, S_ALL, madvise) X(memory, S_ALL, mincore)             \
-    X(memory, S_ALL, msync) X(memory, S_ALL, membarrier)                                       \
+    X(memory, S_ALL, msync)                                                                    \
     /* System V IPC: private to the step (IPC namespace; plain mode removes it afterwards) */  \
     X(sysv_ipc, S_ALL, shmget) X(sysv_ipc, S_ALL, shmat) X(sysv_ipc, S_ALL, shmdt)             \
     X(sysv_ipc, S_ALL, shmctl) X(sysv_ipc, S_ALL, semget) X(sysv_ipc, S_ALL, semop)            \
