@@ -33,7 +33,7 @@ getent passwd "$ENGINE_USER" >/dev/null || useradd --system --no-create-home --s
 # Build both launchers; reinstall only when the source (or this script) changed.
 mkdir -p "$LIBDIR"
 chmod 0755 "$LIBDIR"
-sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" "$HERE/src/confine.h" "$HERE/install.sh") | sha256sum | cut -c1-64)
+sum=$( (echo "$LIBDIR"; cat "$HERE/src/prutor-box.c" "$HERE/src/prutor-run.c" "$HERE/src/confine.h" "$HERE/src/syscalls.h" "$HERE/install.sh") | sha256sum | cut -c1-64)
 if [ "$(cat "$LIBDIR/.src.sha256" 2>/dev/null || true)" != "$sum" ] || [ ! -x "$LIBDIR/prutor-box" ]; then
   tmp=$(mktemp -d)
   # Linked statically, as position-independent executables (ASLR kept): the setuid
