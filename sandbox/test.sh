@@ -13,7 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 LAUNCHER=${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}
 FIRST_SLOT=${SANDBOX_TEST_FIRST_SLOT:-60}
 CPU_MS=1000 WALL_MS=3000 MEMORY_KB=65536 FILE_SIZE_KB=1024 NPROC=8 NOFILE=16 OUTPUT_BYTES=65536
-SLOT_MB=16   # the test box's slots: tmpfs of this size
+SLOT_MB=48   # the test box's slots: tmpfs of this size (compile-run below writes 40 MB there)
 programs=${SANDBOX_TEST_PROGRAMS:-}
 verdicts=${SANDBOX_VERDICTS:-}
 if [ -n "$verdicts" ]; then : > "$verdicts"; fi
@@ -334,10 +334,10 @@ fi
 check "a slot dir is a tmpfs of SANDBOX_SLOT_MB ($SLOT_MB MB here), not the host's disk" \
   bash -c "[ \"\$(findmnt -n -o FSTYPE --mountpoint '$slot')\" = tmpfs ] && [ \"\$(df -k --output=size '$slot' | tail -1 | tr -d ' ')\" = $((SLOT_MB * 1024)) ]"
 disk_before=$(df -k --output=used / | tail -1)
-as_engine "$LAUNCHER compile $slot 10000 20000 262144 1024 8 16 65536 ns - -- /usr/bin/sh -c 'i=0; while head -c 1000000 /dev/zero > f\$i; do i=\$((i + 1)); done; echo \$i MB' 3>$root/fill.json >$root/fill.out 2>&1 </dev/null"
+as_engine "$LAUNCHER compile $slot 10000 20000 262144 2048 8 16 65536 ns - -- /usr/bin/sh -c 'i=0; while head -c 1048576 /dev/zero > f\$i; do i=\$((i + 1)); done; echo \$i MB' 3>$io/fill.json >$io/fill.out 2>&1 </dev/null"
 disk_after=$(df -k --output=used / | tail -1)
-check "a step writing into its slot stops with ENOSPC at the cap ($(head -c 40 "$root/fill.out" | tr -d '\n') written)" \
-  bash -c "grep -q 'No space left on device' '$root/fill.out' && n=\$(grep -o '^[0-9]* MB' '$root/fill.out' | cut -d' ' -f1) && [ \"\$n\" -ge $((SLOT_MB - 2)) ] && [ \"\$n\" -le $((SLOT_MB + 1)) ]"
+check "a step writing into its slot stops with ENOSPC at the cap ($(head -c 40 "$io/fill.out" | tr -d '\n') written)" \
+  bash -c "grep -q 'No space left on device' '$io/fill.out' && n=\$(grep -o '^[0-9]* MB' '$io/fill.out' | cut -d' ' -f1) && [ \"\$n\" -ge $((SLOT_MB - 2)) ] && [ \"\$n\" -le $((SLOT_MB + 1)) ]"
 check "... and the host's disk is untouched ($(( (disk_after - disk_before) / 1024 )) MB more used)" \
   test $((disk_after - disk_before)) -lt 4096
 check "... and the slot is emptied after the step" test -z "$(ls -A "$slot")"
@@ -369,18 +369,20 @@ verdict_case() { # case name, program, expected verdict, what it tries
   check "[verdict] $4: $3 (got $v)" test "$v" = "$3"
 }
 program hello 'int main(void) { return 0; }'
-program memory '#include <stdlib.h>
-#include <string.h>
-int main(void) { for (int i = 0; i < 32; i++) { char *p = malloc(4 << 20); if (!p) return 3; memset(p, 1, 4 << 20); } return 0; }'
-program bigalloc '#include <stdlib.h>
-#include <string.h>
-int main(void) { size_t n = (size_t)4 << 30; char *p = malloc(n); if (!p) return 3; memset(p, 1, n); return 0; }'
-program procmem '#include <stdlib.h>
-#include <string.h>
+# (touch() writes every page through a volatile pointer: gcc may drop a malloc and memset
+# whose memory is never read)
+touch_c='#include <stdlib.h>
+static int touch(size_t n) { volatile char *p = malloc(n); if (!p) return 3; for (size_t i = 0; i < n; i += 4096) p[i] = 1; return 0; }'
+program memory "$touch_c"'
+int main(void) { for (int i = 0; i < 32; i++) if (touch(4 << 20)) return 3; return 0; }'
+# 1 GB: within the guest's memory (tests/guest/), whose overcommit heuristic refuses more
+program bigalloc "$touch_c"'
+int main(void) { return touch((size_t)1 << 30); }'
+program procmem "$touch_c"'
 #include <sys/wait.h>
 #include <unistd.h>
 /* four processes of 24 MB each: 96 MB in all against a 64 MB limit for the whole step */
-int main(void) { for (int i = 0; i < 4; i++) if (fork() == 0) { char *p = malloc(24 << 20); if (!p) _exit(3); memset(p, 1, 24 << 20); sleep(2); _exit(0); }
+int main(void) { for (int i = 0; i < 4; i++) if (fork() == 0) { if (touch(24 << 20)) _exit(3); sleep(2); _exit(0); }
   int st, bad = 0; while (wait(&st) > 0) if (!WIFEXITED(st) || WEXITSTATUS(st)) bad = 1; return bad ? 4 : 0; }'
 program forks '#include <stdio.h>
 #include <unistd.h>
@@ -401,7 +403,7 @@ if [ "$cg_mode" = none ]; then
   echo "SKIP [verdict] memory, bigalloc, procmem: no cgroups on this host (memory is bound per process by RLIMIT_AS)"
 else
   verdict_case memory memory memory_limit "128 MB touched against 64 MB (OOM kill)"
-  verdict_case bigalloc bigalloc memory_limit "a 4 GB allocation touched"
+  verdict_case bigalloc bigalloc memory_limit "a 1 GB allocation touched"
   verdict_case procmem procmem memory_limit "four processes of 24 MB (memory counted for the step)"
 fi
 verdict_case forks forks runtime_error "forking past the process limit is refused (exit 3)"
