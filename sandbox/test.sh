@@ -325,8 +325,9 @@ check "the engine user's probe says the cgroups too ($cg_mode)" \
 if [ "$cg_mode" = v2 ]; then
   check "[v2] setup-box.sh delegated a subtree with memory and pids ($cg2_dir)" \
     bash -c "[ -n '$cg2_dir' ] && grep -qw memory '$cg2_dir/cgroup.subtree_control' && grep -qw pids '$cg2_dir/cgroup.subtree_control'"
-  check "[v2] no step's leaf is left behind (box$FIRST_SLOT has no child cgroup)" \
-    bash -c "[ -d '$cg2_dir/box$FIRST_SLOT' ] && [ -z \"\$(find '$cg2_dir/box$FIRST_SLOT' -mindepth 1 -type d)\" ]"
+  leaves=$(find "$cg2_dir/box$FIRST_SLOT" -mindepth 1 -type d -printf '%f ' 2>/dev/null)
+  check "[v2] no step's leaf is left behind, a refused compile-run's included (box$FIRST_SLOT holds: ${leaves:-nothing})" \
+    bash -c "[ -d '$cg2_dir/box$FIRST_SLOT' ] && [ -z '$leaves' ]"
 fi
 
 # Finding 5 (issue 25): a slot is a capped tmpfs; a step that writes file after file into its

@@ -357,6 +357,13 @@ static void cg2_kill(const char *dir)
     for (int i = 0; i < 2000 && cg2_populated(dir); i++) usleep(500);
 }
 
+/* v2: removes the (empty) leaf at dir; a task that has just left it may keep it busy for a
+   moment, so look again for up to 100 ms */
+static void cg2_rmdir(const char *dir)
+{
+    for (int i = 0; i < 100 && rmdir(dir) && errno == EBUSY; i++) usleep(1000);
+}
+
 /* v2: a leaf left by a launcher that died mid-step: its processes, then the leaf */
 static void cg2_remove_stale(int slot, const char *step)
 {
@@ -364,7 +371,17 @@ static void cg2_remove_stale(int slot, const char *step)
     snprintf(p, sizeof p, "%s/box%d/%s", cg2_root, slot, step);
     if (access(p, F_OK)) return;
     cg2_kill(p);
-    rmdir(p);
+    cg2_rmdir(p);
+}
+
+/* v2: at the launcher's exit, however it exits (a step's end, a refusal, an error), its
+   step's leaf goes: what is left in it is killed first (its page cache stays charged to the
+   slot's node, so the next leaf starts at zero) */
+static void cg2_leave(void)
+{
+    if (!cg_on || !cg_dir[0]) return;
+    if (cg2_populated(cg_dir)) cg2_kill(cg_dir);
+    cg2_rmdir(cg_dir);
 }
 
 static int cg2_setup(int slot, const char *step, long mem_kb, long nproc)
@@ -382,6 +399,8 @@ static int cg2_setup(int slot, const char *step, long mem_kb, long nproc)
     snprintf(cg_dir, sizeof cg_dir, "%s/%s", slot_dir, step);
     cg2_remove_stale(slot, step);
     if (mkdir(cg_dir, 0755)) return -1;
+    static int leave_registered;
+    if (!leave_registered++) atexit(cg2_leave);
     if (cg_dir_fd >= 0) close(cg_dir_fd);
     cg_dir_fd = open(cg_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (cg_dir_fd < 0) return -1;
@@ -508,7 +527,7 @@ static int cgroup_move(pid_t pid)
     snprintf(p, sizeof p, "%s/cgroup.procs", cg_dir);
     snprintf(v, sizeof v, "%d", (int)pid);
     if (write_file(p, v)) return -1;
-    rmdir(cg_prev);
+    cg2_rmdir(cg_prev);
     return 0;
 }
 
@@ -1350,8 +1369,6 @@ int main(int argc, char **argv)
         peak = cg_peak_kb();
         long cg_cpu_used = cg_cpu_ms();
         if (cg_cpu_used >= 0) cpu = cg_cpu_used;
-        /* v2: the step's leaf goes with it (its page cache is charged to the slot's node) */
-        if (cg_kind == CG_V2) rmdir(cg_dir);
     }
 
     int code = -1, sig = 0, started = 1;
