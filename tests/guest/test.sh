@@ -73,13 +73,14 @@ if [ "$(cat "$OUT/guest.rc" 2>/dev/null)" != 0 ]; then
   echo "FAIL the sandbox suite in the v2 guest:"; grep '^FAIL' "$OUT/guest.log" 2>/dev/null || tail -20 "$OUT/console.log"
   failed=1
 fi
-printf '%-10s %-16s %-16s %s\n' case host guest "guest's status line (cgroups, peak memory, CPU)"
+fields() { grep -o 'status=[a-z_]*\|signal=[0-9]*\|oom=[0-9]*\|peak_kb=[-0-9]*\|cgroups=[a-z0-9]*' <<<"$1" | cut -d= -f2 | paste -sd/; }
+printf '%-9s %-18s %-18s %-34s %s\n' case host guest "host: status/signal/oom/peak_kb/cgroups" guest
 while read -r name hv hrest; do
   gline=$(grep "^$name " "$OUT/guest.verdicts" 2>/dev/null)
   gv=$(cut -d' ' -f2 <<<"$gline")
   mark=
   [ "$gv" = "$hv" ] || { mark="  <-- DIFFERS"; failed=1; }
-  printf '%-10s %-16s %-16s %s%s\n' "$name" "$hv" "${gv:-(none)}" "$(grep -o 'cgroups=[a-z0-9]*\|peak_kb=[-0-9]*\|cpu_ms=[0-9]*\|status=[a-z_]*' <<<"$gline" | paste -sd' ')" "$mark"
+  printf '%-9s %-18s %-18s %-34s %s%s\n' "$name" "$hv" "${gv:-(none)}" "$(fields "$hrest")" "$(fields "$gline")" "$mark"
 done < "$OUT/host.verdicts"
 [ -s "$OUT/host.verdicts" ] || { echo "FAIL no verdicts from this host"; failed=1; }
 grep -q 'cgroups=v2' "$OUT/guest.verdicts" 2>/dev/null && ! grep -vq 'cgroups=v2' "$OUT/guest.verdicts" ||
