@@ -30,6 +30,8 @@ while [ "$i" -le "$last" ]; do
   getent passwd "prutor-box$i" >/dev/null || SANDBOX_USERS=$((last + 1)) "$(dirname "$0")/install.sh"
   d="$ROOT/$i"
   mkdir -p "$d"
+  # emptied first: nothing stays hidden under a new mount, and a resize finds room
+  find "$d" -mindepth 1 -delete
   # a capped tmpfs, not the host's disk (a slot already mounted keeps its tmpfs, resized)
   if [ "$(findmnt -n -o FSTYPE --mountpoint "$d" 2>/dev/null)" = tmpfs ]; then
     mount -o remount,size="${SLOT_MB}m" "$d"
@@ -38,7 +40,6 @@ while [ "$i" -le "$last" ]; do
          "$(df --output=target "$d" | tail -1), so a step can fill that disk up to its free space" >&2
     warned_fs=1
   fi
-  find "$d" -mindepth 1 -delete
   chown "$ENGINE_USER:prutor-box$i" "$d"
   chmod 2770 "$d"
   i=$((i + 1))
