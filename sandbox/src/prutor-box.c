@@ -36,9 +36,10 @@
  * own limits and figures; the compiler writes to fd 4 and reads nothing. The status line
  * is the run's ("not_run" if the compile failed) with the compile's under "compile".
  *
- * Limits hold for the whole step: with cgroup v1 (memory, pids, cpuacct) memory,
- * processes and total CPU are per step; without them NPROC is lowered so that
- * NPROC x MEMORY_KB stays within the slot's share of the host's memory.
+ * Limits hold for the whole step: with cgroups (v2, a delegated subtree, or v1: memory,
+ * pids, cpuacct; see cgroup_detect) memory, processes and total CPU are per step; without
+ * them NPROC is lowered so that NPROC x MEMORY_KB stays within the slot's share of the
+ * host's memory. The status line's "cgroups" says which ("v2", "v1", "none").
  */
 #define _GNU_SOURCE
 #include <ctype.h>
