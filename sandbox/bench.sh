@@ -14,7 +14,7 @@ LAUNCHERS=("${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}")
 SLOT=58
 root=$(mktemp -d /tmp/prutor-sandbox-bench.XXXXXX)
 chmod 0711 "$root"
-trap 'grep -v "^box $root/box " /etc/prutor/sandbox.conf > /etc/prutor/.bench && chmod 0600 /etc/prutor/.bench && mv -f /etc/prutor/.bench /etc/prutor/sandbox.conf; rm -rf "$root"' EXIT
+trap 'grep -v "^box $root/box " /etc/prutor/sandbox.conf > /etc/prutor/.bench && chmod 0600 /etc/prutor/.bench && mv -f /etc/prutor/.bench /etc/prutor/sandbox.conf; umount "$root/box/$SLOT" 2>/dev/null; rm -rf "$root"' EXIT
 "$HERE/setup-box.sh" "$root/box" "$SLOT" 1 >/dev/null
 slot=$root/box/$SLOT
 printf '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n' > "$root/hello.c"

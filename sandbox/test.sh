@@ -4,11 +4,19 @@
 # (The hostile suite runs end to end through HAProxy and the engine in engine/test.sh.)
 # Needs root (it plays www-data and an outsider with su). Registers a throwaway box
 # with two slots far from the engine's and removes it afterwards.
+#   SANDBOX_VERDICTS=FILE       the verdict cases' results, one line each, go there too
+#                               (tests/guest/ compares a cgroup v2 guest's with the host's)
+#   SANDBOX_TEST_PROGRAMS=DIR   the compiled test programs are kept in DIR, and taken from it
+#                               when there (gcc under software emulation is slow)
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 LAUNCHER=${SANDBOX_LAUNCHER:-/usr/local/lib/prutor/prutor-box}
 FIRST_SLOT=${SANDBOX_TEST_FIRST_SLOT:-60}
 CPU_MS=1000 WALL_MS=3000 MEMORY_KB=65536 FILE_SIZE_KB=1024 NPROC=8 NOFILE=16 OUTPUT_BYTES=65536
+SLOT_MB=48   # the test box's slots: tmpfs of this size (compile-run below writes 40 MB there)
+programs=${SANDBOX_TEST_PROGRAMS:-}
+verdicts=${SANDBOX_VERDICTS:-}
+if [ -n "$verdicts" ]; then : > "$verdicts"; fi
 
 [ "$(id -u)" = 0 ] || { echo "sandbox/test.sh: run as root" >&2; exit 2; }
 [ -x "$LAUNCHER" ] || "$HERE/install.sh" >/dev/null
@@ -28,6 +36,9 @@ cleanup() {
   { grep -v "${drop[@]}" /etc/prutor/sandbox.conf
     grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && [ "${had_plain:-no}" = yes ] && echo "allow_plain 1"
   } | write_conf
+  local d
+  for d in "$box"/*; do umount "$d" 2>/dev/null; done
+  if [ "${cg_mode:-}" = v2 ]; then rmdir "$cg2_dir/box$FIRST_SLOT" "$cg2_dir/box$((FIRST_SLOT + 1))" 2>/dev/null; fi
   rm -rf "$root"
 }
 trap cleanup EXIT
@@ -35,7 +46,14 @@ had_plain=$(grep -qx "allow_plain 1" /etc/prutor/sandbox.conf && echo yes || ech
 # setup-box.sh writes the host-wide pin_cpus line from the environment: keep the host's
 : "${SANDBOX_PIN_CPUS:=$(grep -qx "pin_cpus 0" /etc/prutor/sandbox.conf && echo 0 || echo 1)}"
 export SANDBOX_PIN_CPUS
-"$HERE/setup-box.sh" "$box" "$FIRST_SLOT" 2 >/dev/null
+SANDBOX_SLOT_MB=$SLOT_MB "$HERE/setup-box.sh" "$box" "$FIRST_SLOT" 2 >/dev/null
+# the cgroups this host offers the launcher: v2 where the unified hierarchy alone is mounted and
+# gives memory and pids (setup-box.sh delegates a subtree), v1 with the v1 memory hierarchy
+cg2_dir=$(sed -n 's/^cgroup2 //p' /etc/prutor/sandbox.conf)
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers \
+   && grep -qw pids /sys/fs/cgroup/cgroup.controllers; then cg_mode=v2
+elif [ -w /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then cg_mode=v1
+else cg_mode=none; fi
 mkdir -p "$bin"
 chmod 0755 "$bin"
 
@@ -52,11 +70,15 @@ box_cmd() { # step mode workdir cmd...
   echo "$LAUNCHER $step $dir $CPU_MS $WALL_MS $MEMORY_KB $FILE_SIZE_KB $NPROC $NOFILE $OUTPUT_BYTES $mode - -- $*"
 }
 program() { # name, C source: compiled in the slot (inside the sandbox) as the engine does, kept in $bin
+  # (from SANDBOX_TEST_PROGRAMS when there; "echo" is always compiled: a check below is about that)
+  if [ -n "$programs" ] && [ "$1" != echo ] && [ -x "$programs/$1" ]; then install -m 0755 "$programs/$1" "$bin/$1"; return; fi
   printf '%s\n' "$2" > "$slot/main.c"
   chown www-data "$slot/main.c"
-  as_engine "$(box_cmd compile ns "$slot" /usr/bin/gcc -O2 -o prog main.c) 3>/dev/null" >/dev/null 2>&1
+  # a compile's own limits: gcc under software emulation (tests/guest/) takes seconds of CPU
+  as_engine "$(CPU_MS=20000 WALL_MS=60000 MEMORY_KB=262144 box_cmd compile ns "$slot" /usr/bin/gcc -O2 -o prog main.c) 3>/dev/null" >/dev/null 2>&1
   [ "$(ls -A "$slot")" = prog ] || echo "after compiling $1 the slot holds: $(ls -A "$slot")" >&2
   install -m 0755 "$slot/prog" "$bin/$1" && rm -f "$slot/prog"
+  if [ -n "$programs" ]; then mkdir -p "$programs" && install -m 0755 "$bin/$1" "$programs/$1"; fi
 }
 place() { install -o www-data -m 0755 "$bin/$1" "$slot/prog"; }   # what the engine does before a run
 status_of() { place "$2"; as_engine "$(box_cmd run "$1" "$slot" ./prog) 3>&1 1>/dev/null 2>/dev/null </dev/null"; }
@@ -161,6 +183,10 @@ for mode in ns bwrap plain; do
   want=$([ "$via" = ns ] && echo "$ns_via" || echo "$via")
   check "[$via] the sandbox is made by $want" \
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode echo | grep -q '\"via\":\"$want\"'"
+  if [ "$via" != plain ]; then
+    check "[$via] the status line says the cgroups this host has ($cg_mode)" \
+      bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode echo | grep -q '\"cgroups\":\"$cg_mode\"'"
+  fi
   check "[$via] a socket is a forbidden system call (SIGSYS)" \
     bash -c "$(declare -f as_engine box_cmd status_of place); $(declare -p LAUNCHER CPU_MS WALL_MS MEMORY_KB FILE_SIZE_KB NPROC NOFILE OUTPUT_BYTES slot bin); status_of $mode net | grep -q '\"signal\":31'"
   check "[$via] an infinite loop is stopped by the CPU limit" \
@@ -489,6 +515,124 @@ printf '%s\n' "$py" > "$bin/python"
 check "[ns] seccomp: python3 runs with site, threads, asyncio, tempfile, shutil (the interpreter's run step)" \
   test "$(place python && as_engine "echo word | $(box_cmd run ns "$slot" /usr/bin/python3 -BE prog) 2>/dev/null 3>/dev/null")" = "word word 42 4 {\"k\": [1]} 0.3 1 2 da39a3 3"
 rm -f "$slot/prog" "$slot/main.py" "$slot/main.cpp" "$slot/main.c"
+
+check "the engine user's probe says the cgroups too ($cg_mode)" \
+  bash -c "$(declare -f as_engine); as_engine '$LAUNCHER probe $slot 3>&1' | grep -q '\"cgroups\":\"$cg_mode\"'"
+if [ "$cg_mode" = v2 ]; then
+  check "[v2] setup-box.sh delegated a subtree with memory and pids ($cg2_dir)" \
+    bash -c "[ -n '$cg2_dir' ] && grep -qw memory '$cg2_dir/cgroup.subtree_control' && grep -qw pids '$cg2_dir/cgroup.subtree_control'"
+  leaves=$(find "$cg2_dir/box$FIRST_SLOT" -mindepth 1 -type d -printf '%f ' 2>/dev/null)
+  check "[v2] no step's leaf is left behind, a refused compile-run's included (box$FIRST_SLOT holds: ${leaves:-nothing})" \
+    bash -c "[ -d '$cg2_dir/box$FIRST_SLOT' ] && [ -z '$leaves' ]"
+fi
+
+# A slot is a capped tmpfs; a step that writes file after file into its
+# /box stops at the cap with ENOSPC and the host's disk does not fill
+check "a slot dir is a tmpfs of SANDBOX_SLOT_MB ($SLOT_MB MB here), not the host's disk" \
+  bash -c "[ \"\$(findmnt -n -o FSTYPE --mountpoint '$slot')\" = tmpfs ] && [ \"\$(df -k --output=size '$slot' | tail -1 | tr -d ' ')\" = $((SLOT_MB * 1024)) ]"
+disk_before=$(df -k --output=used "$root" | tail -1)   # the disk the box root is on
+as_engine "$LAUNCHER compile $slot 10000 20000 262144 2048 8 16 65536 ns - -- /usr/bin/sh -c 'i=0; while head -c 1048576 /dev/zero > f\$i; do i=\$((i + 1)); done; echo \$i MB' 3>$io/fill.json >$io/fill.out 2>&1 </dev/null"
+disk_after=$(df -k --output=used "$root" | tail -1)
+check "a step writing into its slot stops with ENOSPC at the cap ($(grep -o '^[0-9]* MB' "$io/fill.out") written)" \
+  bash -c "grep -q 'No space left on device' '$io/fill.out' && n=\$(grep -o '^[0-9]* MB' '$io/fill.out' | cut -d' ' -f1) && [ \"\$n\" -ge $((SLOT_MB - 2)) ] && [ \"\$n\" -le $((SLOT_MB + 1)) ]"
+check "... and the disk under the box root is untouched ($(( (disk_after - disk_before) / 1024 )) MB more used)" \
+  test $((disk_after - disk_before)) -lt 4096
+check "... and the slot is emptied after the step" test -z "$(ls -A "$slot")"
+
+# Verdict cases: what the engine would make of each status line (its mapping, Verdict::fromRun
+# in engine/src/Verdict.php, for these limits). tests/guest/ compares them, case by case, between
+# a cgroup v2 guest and this (v1) host.
+verdict_of() { # a status line on stdin: the engine's verdict
+  jq -r --argjson mem "$MEMORY_KB" --argjson cpu "$CPU_MS" '
+    (.oom > 0) as $oom | (([.peak_kb, .mem_kb] | max) >= ($mem * 0.95 | floor)) as $near |
+    if .status == "timeout" then "time_limit"
+    elif .status == "output_limit" then "output_limit"
+    elif .status == "signaled" then
+      if .signal == 24 then "time_limit" elif .signal == 25 then "output_limit"
+      elif .signal == 31 then "forbidden_syscall" elif $oom or $near then "memory_limit"
+      elif .signal == 9 and .cpu_ms >= $cpu then "time_limit" else "runtime_error" end
+    elif .status == "exited" then
+      if $oom then "memory_limit" elif .cpu_ms > $cpu then "time_limit"
+      elif .exit == 0 then "accepted" else "runtime_error" end
+    else "internal_error" end'
+}
+verdict_case() { # case name, program, expected verdict, what it tries
+  local st v
+  st=$(status_of ns "$2")
+  v=$(verdict_of <<<"$st")
+  [ -n "$verdicts" ] && jq -r --arg c "$1" --arg v "$v" \
+    '"\($c) \($v) status=\(.status) exit=\(.exit) signal=\(.signal) oom=\(.oom) cpu_limit=\(.cpu_limit) cpu_ms=\(.cpu_ms) peak_kb=\(.peak_kb) stdout=\(.stdout_bytes) cgroups=\(.cgroups)"' \
+    <<<"$st" >> "$verdicts"
+  check "[verdict] $4: $3 (got $v)" test "$v" = "$3"
+}
+program hello 'int main(void) { return 0; }'
+# (touch() writes every page through a volatile pointer: gcc may drop a malloc and memset
+# whose memory is never read)
+touch_c='#include <stdlib.h>
+static int touch(size_t n) { volatile char *p = malloc(n); if (!p) return 3; for (size_t i = 0; i < n; i += 4096) p[i] = 1; return 0; }'
+program memory "$touch_c"'
+int main(void) { for (int i = 0; i < 32; i++) if (touch(4 << 20)) return 3; return 0; }'
+# 1 GB: within the guest's memory (tests/guest/), whose overcommit heuristic refuses more
+program bigalloc "$touch_c"'
+int main(void) { return touch((size_t)1 << 30); }'
+program procmem "$touch_c"'
+#include <sys/wait.h>
+#include <unistd.h>
+/* four processes of 24 MB each: 96 MB in all against a 64 MB limit for the whole step */
+int main(void) { for (int i = 0; i < 4; i++) if (fork() == 0) { if (touch(24 << 20)) _exit(3); sleep(2); _exit(0); }
+  int st, bad = 0; while (wait(&st) > 0) if (!WIFEXITED(st) || WEXITSTATUS(st)) bad = 1; return bad ? 4 : 0; }'
+program forks '#include <stdio.h>
+#include <unistd.h>
+/* forks until refused: exit 3 when a fork was refused (the process limit), 0 if 64 went through */
+int main(void) { for (int i = 0; i < 64; i++) { pid_t p = fork(); if (p == 0) { sleep(2); _exit(0); } if (p < 0) { printf("%d\n", i); return 3; } } return 0; }'
+program threads '#include <pthread.h>
+static void *spin(void *a) { for (;;) ; return a; }
+int main(void) { pthread_t t; for (int i = 0; i < 3; i++) pthread_create(&t, 0, spin, 0); spin(0); }'
+program flood '#include <stdio.h>
+int main(void) { for (;;) puts("xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"); }'
+program bigfile '#include <stdio.h>
+#include <string.h>
+int main(void) { static char b[1 << 20]; memset(b, 1, sizeof b); FILE *f = fopen("/tmp/big", "w"); if (!f) return 3;
+  for (int i = 0; i < 2; i++) fwrite(b, 1, sizeof b, f); fclose(f); return 0; }'
+program segv 'int main(void) { volatile int *p = 0; return *p; }'
+verdict_case ok hello accepted "a program that exits 0"
+if [ "$cg_mode" = none ]; then
+  echo "SKIP [verdict] memory, bigalloc, procmem: no cgroups on this host (memory is bound per process by RLIMIT_AS)"
+else
+  verdict_case memory memory memory_limit "128 MB touched against 64 MB (OOM kill)"
+  verdict_case bigalloc bigalloc memory_limit "a 1 GB allocation touched"
+  verdict_case procmem procmem memory_limit "four processes of 24 MB (memory counted for the step)"
+fi
+verdict_case forks forks runtime_error "forking past the process limit is refused (exit 3)"
+verdict_case cpu loop time_limit "an infinite loop"
+verdict_case threads threads time_limit "four threads spinning (the step's CPU, counted together)"
+verdict_case wall mute time_limit "sleeping past the wall clock"
+verdict_case output flood output_limit "writing past the output cap"
+verdict_case fsize bigfile output_limit "a file past the file-size limit (SIGXFSZ)"
+verdict_case segv segv runtime_error "a null pointer dereference"
+verdict_case syscall net forbidden_syscall "a socket (SIGSYS)"
+
+if [ "$cg_mode" = v2 ]; then
+  # a container's default seccomp profile (Docker's) answers clone3 with ENOSYS: the launcher
+  # then starts the step with clone and the step moves itself into its leaf before it runs
+  # (run here as root, which may load a filter without no_new_privs, around the setuid launcher)
+  gcc -O2 -o "$bin/noclone3" -x c - -lseccomp <<'SRC'
+#include <errno.h>
+#include <seccomp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  scmp_filter_ctx c = seccomp_init(SCMP_ACT_ALLOW);
+  if (argc < 2 || !c || seccomp_rule_add(c, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0) || seccomp_load(c)) return 125;
+  if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS) return 126;  /* the filter holds */
+  execv(argv[1], argv + 1); return 127;
+}
+SRC
+  place memory
+  noclone3=$("$bin/noclone3" $(box_cmd run ns "$slot" ./prog) 3>&1 >/dev/null 2>&1 </dev/null)
+  check "[v2] where clone3 is refused (ENOSYS) the step still runs in its leaf: 128 MB against 64 MB is an OOM kill" \
+    bash -c "grep -q '\"oom\":1,.*\"cgroups\":\"v2\"' <<<'$noclone3'"
+fi
 
 echo "sandbox: $passed passed, $failed failed"
 [ "$failed" = 0 ]

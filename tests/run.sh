@@ -10,6 +10,8 @@
 #      overload           tests/overload.sh (a busy webapp stays UP; fast 503s with Retry-After)
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
 #   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql memcached
+#      cgroup2-guest      tests/guest/test.sh (the sandbox suite in a cgroup v2-only QEMU guest,
+#                         its verdicts compared with this host's, case by case)
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
 #   7. containers         containers/test.sh (`make containers-test`: the compose stack
 #                         built and run with Podman, the suites again against it)
@@ -85,6 +87,8 @@ for d in "${FOLDERS[@]}"; do
     skip "$d" "$d/test.sh missing"
   fi
 done
+# The sandbox suite again on a cgroup v2-only host (a QEMU guest), verdicts compared with this host's.
+SUITE_TIMEOUT=900 suite cgroup2-guest bash tests/guest/test.sh
 suite smoke bash tests/smoke.sh
 # Builds every image and runs the compose stack beside the native one (its own ports).
 SUITE_TIMEOUT=${CONTAINERS_TEST_TIMEOUT:-1800} suite containers bash containers/test.sh

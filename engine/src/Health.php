@@ -30,11 +30,13 @@ final class Health
         $comp['memcached'] = in_array($rc, [\Memcached::RES_SUCCESS, \Memcached::RES_NOTFOUND], true) ? 'ok' : 'down';
         $box = new Sandbox($this->c);
         $mode = $box->knownIsolation();
-        if ($mode === null) {
+        $cgroups = apcu_fetch('sandbox:cgroups');
+        if ($mode === null || !is_string($cgroups)) {
             // probe in a free slot; when every slot is busy the sandbox is evidently working
             $slot = Slots::tryAcquire($this->c);
             if ($slot !== null) {
                 $mode = $box->isolation($slot);
+                $cgroups = $box->cgroups($slot);
                 Slots::release($slot);
             }
         }
@@ -46,6 +48,8 @@ final class Health
                 null => 'unknown (every slot busy)',
                 default => 'unavailable',
             },
+            // what binds a step's memory, processes and CPU: "v2", "v1" (cgroups) or "none" (rlimits)
+            'cgroups' => is_string($cgroups) ? $cgroups : 'unknown (every slot busy)',
             'launcher' => $launcher ? 'ok' : 'missing',
             'slots' => $this->c->slots,
         ];

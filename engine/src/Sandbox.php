@@ -211,6 +211,36 @@ final class Sandbox
         if ($mode !== null) {
             return $mode;
         }
+        $st = $this->probe($slot);
+        $nsWorks = is_array($st) && ($st['status'] ?? '') === 'ok';
+        $mode = $nsWorks ? 'ns' : ($this->c->allowPlain ? 'plain' : self::UNAVAILABLE);
+        // A failed probe may be passing (a restart killed it, the host was swamped): it
+        // is asked again within seconds, not trusted for ten minutes of refusals.
+        apcu_store('sandbox:isolation', $mode, $mode === self::UNAVAILABLE ? 5 : 600);
+        return $mode;
+    }
+
+    /**
+     * The cgroups the launcher binds each step with: "v2", "v1" or "none" (sandbox/README.md),
+     * from a probe in the slot (which the caller must hold); cached per host.
+     */
+    public function cgroups(int $slot): string
+    {
+        $known = apcu_fetch('sandbox:cgroups');
+        if (is_string($known)) {
+            return $known;
+        }
+        $st = $this->probe($slot);
+        return is_array($st) && isset($st['cgroups']) ? (string) $st['cgroups'] : 'unknown';
+    }
+
+    /**
+     * The launcher's answer to a probe in the slot (null if none); remembers its cgroups.
+     *
+     * @return array<string, mixed>|null
+     */
+    private function probe(int $slot): ?array
+    {
         $p = proc_open([$this->c->launcher, 'probe', $this->workdir($slot)], [
             0 => ['file', '/dev/null', 'r'], 1 => ['file', '/dev/null', 'w'], 2 => ['file', '/dev/null', 'w'],
             3 => ['pipe', 'w'],
@@ -222,12 +252,13 @@ final class Sandbox
             proc_close($p);
         }
         $st = json_decode(trim($out), true);
-        $nsWorks = is_array($st) && ($st['status'] ?? '') === 'ok';
-        $mode = $nsWorks ? 'ns' : ($this->c->allowPlain ? 'plain' : self::UNAVAILABLE);
-        // A failed probe may be passing (a restart killed it, the host was swamped): it
-        // is asked again within seconds, not trusted for ten minutes of refusals.
-        apcu_store('sandbox:isolation', $mode, $mode === self::UNAVAILABLE ? 5 : 600);
-        return $mode;
+        if (!is_array($st)) {
+            return null;
+        }
+        if (isset($st['cgroups'])) {
+            apcu_store('sandbox:cgroups', (string) $st['cgroups'], 600);
+        }
+        return $st;
     }
 
     /** The isolation when it is configured or already probed, without probing. */

@@ -36,9 +36,10 @@
  * own limits and figures; the compiler writes to fd 4 and reads nothing. The status line
  * is the run's ("not_run" if the compile failed) with the compile's under "compile".
  *
- * Limits hold for the whole step: with cgroup v1 (memory, pids, cpuacct) memory,
- * processes and total CPU are per step; without them NPROC is lowered so that
- * NPROC x MEMORY_KB stays within the slot's share of the host's memory.
+ * Limits hold for the whole step: with cgroups (v2, a delegated subtree, or v1: memory,
+ * pids, cpuacct; see cgroup_detect) memory, processes and total CPU are per step; without
+ * them NPROC is lowered so that NPROC x MEMORY_KB stays within the slot's share of the
+ * host's memory. The status line's "cgroups" says which ("v2", "v1", "none").
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -70,7 +71,10 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
+#include <linux/sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,6 +130,7 @@ static long now_ms(void)
 }
 
 static long read_long(const char *path, const char *key);
+static char cg2_root[200];     /* v2: the delegated subtree (config line "cgroup2 <dir>") */
 static int allow_plain;  /* "allow_plain 1" in the config */
 /* "netns <path>": a persistent network namespace with nothing but a downed loopback,
    made once by setup-box.sh. Every sandbox joins it instead of creating and destroying
@@ -152,6 +157,7 @@ static int resolve_slot(const char *workdir, char *root_out, size_t root_len)
         if (sscanf(line, "allow_plain %ld", &flag) == 1) { allow_plain = flag == 1; continue; }
         if (sscanf(line, "netns %4095s", netns_path) == 1) continue;
         if (sscanf(line, "pin_cpus %ld", &flag) == 1) { pin_cpus = flag != 0; continue; }
+        if (sscanf(line, "cgroup2 %199s", cg2_root) == 1) continue;
         if (slot_found >= 0) continue;
         if (sscanf(line, "box %4095s %ld %ld %15s", root, &first, &count, how) < 3) continue;
         size_t n = strlen(root);
@@ -267,24 +273,166 @@ static long read_long(const char *path, const char *key)
     return strtol(p + strlen(key), NULL, 10);
 }
 
-/* cgroup v1 memory + pids controllers when the host offers them (accurate memory verdicts). */
-static char cg_mem[256], cg_pids[256], cg_cpu[256];
-static int cg_on;
+/*
+ * cgroups: memory, processes and CPU bound for the whole step, whichever hierarchy the host
+ * has, found at start (cgroup_detect):
+ *   v2   the unified hierarchy with a delegated subtree ("cgroup2 <dir>" in the config,
+ *        prepared by setup-box.sh with the memory and pids controllers, cpu where it can):
+ *        <dir>/box<slot>/<step>, a fresh leaf per step (compile, run) with memory.max,
+ *        memory.swap.max 0 and pids.max (cpu.max where the step has no CPU of its own); the
+ *        step starts in it (clone3 CLONE_INTO_CGROUP); its figures are the leaf's own
+ *        (memory.peak, memory.events oom_kill, cpu.stat usage_usec); cgroup.kill ends it;
+ *        the leaf is removed afterwards. Needs kernel 5.19 (memory.peak).
+ *   v1   the memory, pids and cpuacct hierarchies, /sys/fs/cgroup/<ctrl>/prutor/box<slot>,
+ *        counters reset per step.
+ *   none neither: rlimits alone (nproc_within_memory).
+ */
+enum { CG_NONE, CG_V1, CG_V2 };
+static const char *const cg_kind_name[] = {"none", "v1", "v2"};
+static int cg_kind;              /* what the host offers */
+static int cg_on;                /* this step's cgroups are set up */
+/* v1: the step's cgroup in each hierarchy; v2: cg_dir is the step's leaf, cg_prev the
+   compile's while a compile-run moves on to its run */
+static char cg_mem[256], cg_pids[256], cg_cpu[256], cg_dir[256], cg_prev[256];
+static int cg_dir_fd = -1;       /* v2: the leaf, for clone3(CLONE_INTO_CGROUP) */
+/* v2 where clone3 is refused (ENOSYS from a container's seccomp profile): the child moves
+   itself into the leaf before anything of the step runs */
+static int cg_join_in_child;
+/* v2: cap the step at one CPU's worth of time (cpu.max) when it has no CPU of its own */
+static int cg_one_cpu;
+#define CPU_MAX_ONE_CPU "100000 100000" /* quota and period, microseconds */
 /* What the slot's cgroup held when the step began: page cache charged to it earlier (a
    compile's files, or cc1 and the headers if this slot read them first on a fresh host)
-   stays charged, and is not the step's memory. */
+   stays charged, and is not the step's memory (v1; a v2 leaf starts empty). */
 static long cg_base_kb;
 
-static void cgroup_setup(int slot, long mem_kb, long nproc)
+/* 1 if the whitespace-separated list in the file at path holds word */
+static int has_word(const char *path, const char *word)
+{
+    char buf[512];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+        if (strcmp(tok, word) == 0) return 1;
+    return 0;
+}
+
+static void cgroup_detect(void)
+{
+    struct statfs sf;
+    struct stat st;
+    char p[320], q[320], r[320];
+    if (cg2_root[0] == '/' && !strstr(cg2_root, "/.")
+        && statfs(cg2_root, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC
+        && lstat(cg2_root, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0) {
+        snprintf(p, sizeof p, "%s/cgroup.subtree_control", cg2_root);
+        snprintf(q, sizeof q, "%s/memory.peak", cg2_root);
+        snprintf(r, sizeof r, "%s/cgroup.kill", cg2_root);
+        if (has_word(p, "memory") && has_word(p, "pids") && access(q, F_OK) == 0 && access(r, F_OK) == 0) {
+            cg_kind = CG_V2;
+            return;
+        }
+    }
+    if (faccessat(AT_FDCWD, "/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK, AT_EACCESS) == 0) cg_kind = CG_V1;
+}
+
+/* v2: 1 while the cgroup at dir holds a process (an exiting task leaves it before it is reaped) */
+static int cg2_populated(const char *dir)
+{
+    char p[320];
+    snprintf(p, sizeof p, "%s/cgroup.events", dir);
+    return read_long(p, "populated ") != 0;
+}
+
+/* v2: kills every process in the cgroup at dir (and below) and waits, up to a second, until
+   it is empty */
+static void cg2_kill(const char *dir)
+{
+    char p[320];
+    snprintf(p, sizeof p, "%s/cgroup.kill", dir);
+    if (write_file(p, "1")) return;
+    for (int i = 0; i < 2000 && cg2_populated(dir); i++) usleep(500);
+}
+
+/* v2: removes the (empty) leaf at dir; a task that has just left it may keep it busy for a
+   moment, so look again for up to 100 ms */
+static void cg2_rmdir(const char *dir)
+{
+    for (int i = 0; i < 100 && rmdir(dir) && errno == EBUSY; i++) usleep(1000);
+}
+
+/* v2: a leaf left by a launcher that died mid-step: its processes, then the leaf */
+static void cg2_remove_stale(int slot, const char *step)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/box%d/%s", cg2_root, slot, step);
+    if (access(p, F_OK)) return;
+    cg2_kill(p);
+    cg2_rmdir(p);
+}
+
+/* v2: at the launcher's exit, however it exits (a step's end, a refusal, an error), its
+   step's leaf goes: what is left in it is killed first (its page cache stays charged to the
+   slot's node, so the next leaf starts at zero) */
+static void cg2_leave(void)
+{
+    if (!cg_on || !cg_dir[0]) return;
+    if (cg2_populated(cg_dir)) cg2_kill(cg_dir);
+    cg2_rmdir(cg_dir);
+}
+
+static int cg2_setup(int slot, const char *step, long mem_kb, long nproc)
+{
+    char p[320], v[64], slot_dir[224];
+    snprintf(slot_dir, sizeof slot_dir, "%s/box%d", cg2_root, slot);
+    if (mkdir(slot_dir, 0755) && errno != EEXIST) return -1;
+    /* the slot's node passes the controllers on to its step leaves (and holds no process) */
+    snprintf(p, sizeof p, "%s/cgroup.subtree_control", slot_dir);
+    if (!has_word(p, "memory") || !has_word(p, "pids")) {
+        if (write_file(p, "+memory +pids")) return -1;
+        write_file(p, "+cpu");  /* only for cpu.max: usage is counted without it */
+    }
+    if (cg_dir[0]) snprintf(cg_prev, sizeof cg_prev, "%s", cg_dir);
+    snprintf(cg_dir, sizeof cg_dir, "%s/%s", slot_dir, step);
+    cg2_remove_stale(slot, step);
+    if (mkdir(cg_dir, 0755)) return -1;
+    static int leave_registered;
+    if (!leave_registered++) atexit(cg2_leave);
+    if (cg_dir_fd >= 0) close(cg_dir_fd);
+    cg_dir_fd = open(cg_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (cg_dir_fd < 0) return -1;
+    snprintf(p, sizeof p, "%s/memory.max", cg_dir);
+    snprintf(v, sizeof v, "%ld", mem_kb * 1024L);
+    if (write_file(p, v)) return -1;
+    /* no swap: a step over its memory is killed, not slowed (absent without swap accounting) */
+    snprintf(p, sizeof p, "%s/memory.swap.max", cg_dir);
+    if (write_file(p, "0") && errno != ENOENT) return -1;
+    snprintf(p, sizeof p, "%s/pids.max", cg_dir);
+    snprintf(v, sizeof v, "%ld", nproc);
+    if (write_file(p, v)) return -1;
+    if (cg_one_cpu) {
+        snprintf(p, sizeof p, "%s/cpu.max", cg_dir);
+        write_file(p, CPU_MAX_ONE_CPU);
+    }
+    snprintf(p, sizeof p, "%s/memory.current", cg_dir);
+    cg_base_kb = read_long(p, NULL) / 1024;
+    if (cg_base_kb < 0) cg_base_kb = 0;
+    return 0;
+}
+
+static int cg1_setup(int slot, long mem_kb, long nproc)
 {
     char p[320], v[64];
     snprintf(cg_mem, sizeof cg_mem, "/sys/fs/cgroup/memory/prutor/box%d", slot);
     snprintf(cg_pids, sizeof cg_pids, "/sys/fs/cgroup/pids/prutor/box%d", slot);
     snprintf(cg_cpu, sizeof cg_cpu, "/sys/fs/cgroup/cpuacct/prutor/box%d", slot);
-    if (faccessat(AT_FDCWD, "/sys/fs/cgroup/memory/memory.limit_in_bytes", W_OK, AT_EACCESS) != 0) return;
     mkdir("/sys/fs/cgroup/memory/prutor", 0755);
     mkdir("/sys/fs/cgroup/pids/prutor", 0755);
-    if (mkdir(cg_mem, 0755) && errno != EEXIST) return;
+    if (mkdir(cg_mem, 0755) && errno != EEXIST) return -1;
     mkdir(cg_pids, 0755);
     mkdir("/sys/fs/cgroup/cpuacct/prutor", 0755);
     mkdir(cg_cpu, 0755);
@@ -296,7 +444,7 @@ static void cgroup_setup(int slot, long mem_kb, long nproc)
     snprintf(sw, sizeof sw, "%s/memory.memsw.limit_in_bytes", cg_mem);
     write_file(sw, v);
     snprintf(p, sizeof p, "%s/memory.limit_in_bytes", cg_mem);
-    if (write_file(p, v)) return;
+    if (write_file(p, v)) return -1;
     write_file(sw, v);
     snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
     write_file(p, "0");
@@ -308,18 +456,61 @@ static void cgroup_setup(int slot, long mem_kb, long nproc)
     snprintf(p, sizeof p, "%s/pids.max", cg_pids);
     snprintf(v, sizeof v, "%ld", nproc);
     write_file(p, v);
-    cg_on = 1;
+    return 0;
 }
 
-/* Moves this (single-threaded) child into the step's cgroups. Through "tasks", not
-   "cgroup.procs": a cgroup.procs write takes the kernel's thread-group lock for writing,
-   which waits for an RCU grace period (measured here: 8-25 ms of every launch); a
-   "tasks" write moves one thread without it, and the child has only one.
+/* The step's cgroups with its limits (memory in KB, processes); cg_on says whether they hold.
+   v2 makes the leaf named step; v1 resets the slot's counters. */
+static void cgroup_setup(int slot, const char *step, long mem_kb, long nproc)
+{
+    cg_on = cg_kind == CG_V2 ? cg2_setup(slot, step, mem_kb, nproc) == 0
+          : cg_kind == CG_V1 ? cg1_setup(slot, mem_kb, nproc) == 0 : 0;
+}
+
+/* v2: caps the current leaf (and those after it) at one CPU's worth of time */
+static void cgroup_one_cpu(void)
+{
+    char p[320];
+    cg_one_cpu = 1;
+    if (cg_kind != CG_V2 || !cg_on) return;
+    snprintf(p, sizeof p, "%s/cpu.max", cg_dir);
+    write_file(p, CPU_MAX_ONE_CPU);
+}
+
+/* Starts the step's first process (fork semantics; ns_flags: the namespaces it gets). With
+   cgroup v2 it starts in the step's leaf (clone3 CLONE_INTO_CGROUP): no migration, whose
+   write would take the kernel's thread-group lock and wait for an RCU grace period. */
+static pid_t spawn(unsigned long ns_flags)
+{
+    if (cg_kind == CG_V2 && cg_on && !cg_join_in_child) {
+        struct clone_args ca;
+        memset(&ca, 0, sizeof ca);
+        ca.flags = ns_flags | CLONE_INTO_CGROUP;
+        ca.exit_signal = SIGCHLD;
+        ca.cgroup = (uint64_t)cg_dir_fd;
+        pid_t pid = (pid_t)syscall(SYS_clone3, &ca, sizeof ca);
+        if (pid >= 0 || errno != ENOSYS) return pid;
+        cg_join_in_child = 1;
+    }
+    if (!ns_flags) return fork();
+    return (pid_t)syscall(SYS_clone, ns_flags | SIGCHLD, NULL, NULL, NULL, NULL);
+}
+
+/* In the step's first process, before anything of the step runs: joins the step's cgroups
+   where spawn could not start it there. v1 through "tasks", not "cgroup.procs": a
+   cgroup.procs write takes the kernel's thread-group lock for writing, which waits for an
+   RCU grace period (measured here: 8-25 ms of every launch); a "tasks" write moves one
+   thread without it, and the child has only one.
    Fails (-1) if any move fails: a step must not run outside the limits it was given. */
 static int cgroup_join(void)
 {
     char p[320];
     if (!cg_on) return 0;
+    if (cg_kind == CG_V2) {
+        if (!cg_join_in_child) return 0;
+        snprintf(p, sizeof p, "%s/cgroup.procs", cg_dir);
+        return write_file(p, "0");
+    }
     snprintf(p, sizeof p, "%s/tasks", cg_mem);
     if (write_file(p, "0")) return -1;
     snprintf(p, sizeof p, "%s/tasks", cg_pids);
@@ -328,10 +519,28 @@ static int cgroup_join(void)
     return write_file(p, "0");
 }
 
+/* v2, compile-run: moves the sandbox's first process (alone in the compile's leaf by now)
+   into the run's fresh leaf, then removes the compile's */
+static int cgroup_move(pid_t pid)
+{
+    char p[320], v[24];
+    if (cg_kind != CG_V2) return 0;
+    snprintf(p, sizeof p, "%s/cgroup.procs", cg_dir);
+    snprintf(v, sizeof v, "%d", (int)pid);
+    if (write_file(p, v)) return -1;
+    cg2_rmdir(cg_prev);
+    return 0;
+}
+
 static long cg_cpu_ms(void)
 {
     char p[320];
     if (!cg_on) return -1;
+    if (cg_kind == CG_V2) {
+        snprintf(p, sizeof p, "%s/cpu.stat", cg_dir);
+        long us = read_long(p, "usage_usec ");
+        return us < 0 ? -1 : us / 1000L;
+    }
     snprintf(p, sizeof p, "%s/cpuacct.usage", cg_cpu);
     long ns_used = read_long(p, NULL);
     return ns_used < 0 ? -1 : ns_used / 1000000L;
@@ -343,7 +552,8 @@ static long cg_cpu_ms(void)
 static long cg_peak_kb(void)
 {
     char p[320];
-    snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
+    if (cg_kind == CG_V2) snprintf(p, sizeof p, "%s/memory.peak", cg_dir);
+    else snprintf(p, sizeof p, "%s/memory.max_usage_in_bytes", cg_mem);
     long peak = read_long(p, NULL);
     if (peak < 0) return -1;
     peak = peak / 1024 - cg_base_kb;
@@ -354,15 +564,17 @@ static long cg_oom_kills(void)
 {
     char p[320];
     if (!cg_on) return 0;
-    snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
+    if (cg_kind == CG_V2) snprintf(p, sizeof p, "%s/memory.events", cg_dir);
+    else snprintf(p, sizeof p, "%s/memory.oom_control", cg_mem);
     long v = read_long(p, "oom_kill ");
     return v < 0 ? 0 : v;
 }
 
-/* 1 when the step's pids cgroup holds no process (an exiting task leaves it before it is reaped) */
+/* 1 when the step's cgroup holds no process (an exiting task leaves it before it is reaped) */
 static int cgroup_empty(void)
 {
     char p[320], c;
+    if (cg_kind == CG_V2) return !cg2_populated(cg_dir);
     snprintf(p, sizeof p, "%s/cgroup.procs", cg_pids);
     int fd = open(p, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -377,6 +589,12 @@ static void kill_user(uid_t uid, gid_t gid)
     /* with a pids cgroup an empty step is seen without forking a killer (the usual
        case: the sandbox's pid namespace died with its first process) */
     if (cg_on && cgroup_empty()) return;
+    /* v2 kills the whole step at once; the slot user's processes outside it (none, unless a
+       step escaped its leaf) still get the signal below */
+    if (cg_on && cg_kind == CG_V2) {
+        cg2_kill(cg_dir);
+        if (cgroup_empty()) return;
+    }
     for (int round = 0; round < 200; round++) {
         pid_t k = fork();
         if (k == 0) {
@@ -387,9 +605,7 @@ static void kill_user(uid_t uid, gid_t gid)
         if (k > 0) waitpid(k, NULL, 0);
         /* a second round catches a process forked while the first signal was in flight */
         if (!cg_on) { if (round >= 1) break; continue; }
-        char p[320];
-        snprintf(p, sizeof p, "%s/cgroup.procs", cg_pids);
-        if (read_long(p, NULL) <= 0) break;
+        if (cgroup_empty()) break;
         usleep(500);
     }
 }
@@ -753,8 +969,13 @@ int main(int argc, char **argv)
     uid_t uid = 0;
     gid_t gid = 0;
     if (slot_user(uname, &uid, &gid) || uid == 0 || gid == 0) die("no user %s", uname);
+    cgroup_detect();
     if (is_clean) {
         /* what a step interrupted before its own clean-up may have left */
+        if (cg_kind == CG_V2) {
+            cg2_remove_stale(slot, "compile");
+            cg2_remove_stale(slot, "run");
+        }
         kill_user(uid, gid);
         empty_dir(workdir, NULL, 0, uid);
         dprintf(status_fd, "{\"status\":\"ok\"}\n");
@@ -807,7 +1028,7 @@ int main(int argc, char **argv)
 
     /* cgroups bound memory, processes and CPU for the whole step (both steps: a
        compiler fed a hostile source can be made to allocate a lot) */
-    if (!is_probe) cgroup_setup(slot, mem_kb, nproc + 4);
+    if (!is_probe) cgroup_setup(slot, is_run ? "run" : "compile", mem_kb, nproc + 4);
     /* the run's figures must be the run's alone: per-step cgroups are needed */
     if (is_pair && !cg_on) unsupported("compile-run needs cgroups");
     if (!is_probe && !cg_on) nproc = nproc_within_memory(nproc, mem_kb, is_run ? 1 : 4);
@@ -946,6 +1167,8 @@ int main(int argc, char **argv)
     /* this launcher and the step it starts run on the claimed CPU (inherited through clone) */
     int cpu_lock = -1;
     int on_cpu = is_probe ? -1 : claim_cpu(slot, &cpu_lock);
+    /* a step without a CPU of its own still gets no more than one CPU's worth (v2: cpu.max) */
+    if (!is_probe && on_cpu < 0) cgroup_one_cpu();
     char buf[65536], js[1024];
     size_t js_len = 0;
     long t0, deadline;
@@ -956,12 +1179,11 @@ int main(int argc, char **argv)
         deadline = t0 + wall_ms;
         child = -1;
         if (direct) {
-            child = (pid_t)syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-                                   | (netns_fd >= 0 ? 0 : CLONE_NEWNET) | SIGCHLD, NULL, NULL, NULL, NULL);
+            child = spawn(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | (netns_fd >= 0 ? 0 : CLONE_NEWNET));
             /* root may not make namespaces here (a container without CAP_SYS_ADMIN): bubblewrap */
             if (child < 0) { direct = 0; via = "bwrap"; }
         }
-        if (!direct) child = fork();
+        if (!direct) child = spawn(0);
         if (child < 0) die("fork");
         if (child == 0) {
             if (cpu_lock >= 0) close(cpu_lock);  /* the claim is the launcher's, not the sandbox's */
@@ -1069,7 +1291,9 @@ int main(int argc, char **argv)
                     c_peak = cg_on ? cg_peak_kb() : -1;
                     phase = 2;
                     if (c_exit == 0 && c_oom == 0) {
-                        cgroup_setup(slot, r_mem_kb, r_nproc + 4);
+                        cgroup_setup(slot, "run", r_mem_kb, r_nproc + 4);
+                        /* the run must not start outside its limits */
+                        if (!cg_on || cgroup_move(child)) { kill(child, SIGKILL); die("the run's cgroup"); }
                         oom_before = cg_oom_kills();
                         cpu_ms = r_cpu_ms;
                         out_bytes = r_out_bytes;
@@ -1195,8 +1419,9 @@ int main(int argc, char **argv)
     dprintf(status_fd,
             "{\"status\":\"%s\",\"exit\":%d,\"signal\":%d,\"cpu_ms\":%ld,\"wall_ms\":%ld,\"mem_kb\":%ld,"
             "\"peak_kb\":%ld,\"oom\":%ld,\"cpu_limit\":%d,\"cgroup\":%d,\"ns\":%d,\"via\":\"%s\","
-            "\"direct_failed\":\"%s\",\"nproc\":%ld,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld,\"on_cpu\":%d%s}\n",
+            "\"direct_failed\":\"%s\",\"nproc\":%ld,\"stdout_bytes\":%ld,\"stderr_bytes\":%ld,\"on_cpu\":%d,"
+            "\"cgroups\":\"%s\"%s}\n",
             status, code, sig, cpu, wall, mem, peak, oom, cpu_exceeded, cg_on, use_ns, via, direct_failed, nproc,
-            written[0], written[1], on_cpu, compile_js);
+            written[0], written[1], on_cpu, cg_kind_name[is_probe || cg_on ? cg_kind : CG_NONE], compile_js);
     return 0;
 }

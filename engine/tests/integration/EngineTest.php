@@ -54,6 +54,8 @@ final class EngineTest extends TestCase
         $this->assertSame(200, $r['status'], $r['raw']);
         $this->assertSame('ok', $r['json']['status']);
         $this->assertContains($r['json']['components']['sandbox']['mode'], ['namespaces', 'fallback']);
+        // what binds a step's memory, processes and CPU (sandbox/README.md, cgroups)
+        $this->assertContains($r['json']['components']['sandbox']['cgroups'], ['v2', 'v1', 'none']);
         $this->assertSame('ok', $r['json']['components']['mysql']);
         $this->assertSame('ok', $r['json']['components']['memcached']);
     }
