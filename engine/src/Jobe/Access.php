@@ -76,6 +76,11 @@ final class Access
     {
         $limiter = $this->limiter ??= RateLimit::of($this->c);
         $wait = $limiter->take($what . ':' . $label, $perHour);
+        if ($limiter->backend() !== 'memcached' && function_exists('apcu_add') && apcu_add('jobe:rate:local-logged', 1, 60)) {
+            // at most once a minute per replica: the operator learns that the counts are local
+            Telemetry::log($this->c, 'jobe_rate_local', ['count' => $limiter->backend(),
+                'note' => 'memcached unreachable: Jobe rates counted per replica until it answers']);
+        }
         if ($wait > 0) {
             Metrics::inc('jobe_throttled');
             Telemetry::log($this->c, 'jobe_refused', ['caller' => $label, 'address' => $address, 'counted' => $what,

@@ -5,7 +5,6 @@ declare(strict_types=1);
 namespace Prutor\Engine\Jobe;
 
 use Prutor\Engine\Config;
-use Prutor\Engine\Metrics;
 use Prutor\Engine\Session;
 
 /**
@@ -30,9 +29,8 @@ use Prutor\Engine\Session;
  * error for the length of a memcached restart. Refusing nothing would leave a key
  * unbounded; the local count still bounds each replica to the key's rate, so during the
  * outage a key gets at most N times its rate, which is what it got before this class, and
- * the sandbox slots and HAProxy's maxconn bound the CPU whatever the count says. Each
- * fallback is counted (metric jobe_rate_local) and the caller is told which count
- * decided (backend()).
+ * the sandbox slots and HAProxy's maxconn bound the CPU whatever the count says. The
+ * caller is told which count decided (backend(); Access logs it).
  */
 final class RateLimit
 {
@@ -79,7 +77,6 @@ final class RateLimit
         } elseif (function_exists('apcu_enabled') && apcu_enabled()) {
             // memcached unreachable: this replica's own count (see the class comment)
             $this->backend = 'apcu';
-            Metrics::inc('jobe_rate_local');
             apcu_add($key . $window, 0, $ttl);
             $n = apcu_inc($key . $window);
             $prev = apcu_fetch($key . ($window - 1));

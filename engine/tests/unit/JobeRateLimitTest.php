@@ -164,6 +164,27 @@ final class JobeRateLimitTest extends TestCase
         $this->assertSame([20, 20], array_column($r, 'admitted'), 'bounded per replica: N replicas x the rate during the outage');
     }
 
+    public function testWithoutMemcachedTheOperatorIsToldOnceAMinute(): void
+    {
+        if (!function_exists('apcu_enabled') || !apcu_enabled()) {
+            $this->markTestSkipped('APCu is not enabled for the CLI (engine/test.sh enables it)');
+        }
+        $key = bin2hex(random_bytes(16));
+        $c = Config::fromEnv(['PRUTOR_VAR' => self::$var, 'ENGINE_JOBE_KEYS' => "$key:1"]);
+        $access = new Access($c, new RateLimit(self::client(self::freePort())));
+        apcu_delete('jobe:rate:local-logged');
+        $access->admit(['HTTP_X_API_KEY' => $key, 'REMOTE_ADDR' => '198.51.100.9'], 'runs');
+        try {
+            $access->admit(['HTTP_X_API_KEY' => $key, 'REMOTE_ADDR' => '198.51.100.9'], 'runs');
+            $this->fail('the local count holds the key to its rate');
+        } catch (HttpError $e) {
+            $this->assertSame(429, $e->status);
+        }
+        $log = (string) file_get_contents(self::$var . '/telemetry/engine.jsonl');
+        $this->assertSame(1, substr_count($log, '"kind":"jobe_rate_local","count":"apcu"'), $log);
+        $this->assertStringContainsString('"counted":"runs","rate_per_hour":1,"count":"apcu"', $log);
+    }
+
     public function testRunsAndFilePutsAreCountedApartPerKey(): void
     {
         $keyA = bin2hex(random_bytes(16));
