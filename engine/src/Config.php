@@ -38,9 +38,12 @@ final class Config
     public string $environmentsFile;
     /** @var array<string, int> Jobe API keys and the runs per hour each may make (0: no limit) */
     public array $jobeKeys;
+    /** @var array<string, int> file PUTs per hour of each key (KEY:RUNS:PUTS; default ENGINE_JOBE_PUTS_PER_RUN x its runs; 0: no limit) */
+    public array $jobePutsPerHour;
     /** @var list<string> addresses and CIDR blocks that may call the Jobe API without a key */
     public array $jobeOpenAddresses;
     public int $jobeOpenRatePerHour;
+    public int $jobeOpenPutsPerHour;
     /** @var list<string> peers whose X-Forwarded-For is believed (HAProxy; addresses or CIDR blocks) */
     public array $trustedProxies;
     public int $jobeFileMaxBytes;
@@ -112,13 +115,18 @@ final class Config
         $c->environmentsFile = $s('ENGINE_ENVIRONMENTS_FILE', is_file($nosql) ? $nosql : $repo . '/engine/config/environments.json');
         $list = static fn (string $v): array => array_values(array_filter(array_map('trim', explode(',', $v)), 'strlen'));
         $c->jobeKeys = [];
+        $c->jobePutsPerHour = [];
+        // CodeRunner PUTs a file only after a run answered 404, once per missing file of the question
+        $putsPerRun = $i('ENGINE_JOBE_PUTS_PER_RUN', 4);
         foreach ($list($s('ENGINE_JOBE_KEYS', '')) as $entry) {
-            // KEY or KEY:RUNS_PER_HOUR
-            [$key, $rate] = str_contains($entry, ':') ? explode(':', $entry, 2) : [$entry, ''];
+            // KEY, KEY:RUNS_PER_HOUR or KEY:RUNS_PER_HOUR:PUTS_PER_HOUR
+            [$key, $rate, $puts] = array_pad(explode(':', $entry, 3), 3, '');
             $c->jobeKeys[$key] = ctype_digit($rate) ? (int) $rate : $i('ENGINE_JOBE_RATE_PER_HOUR', 600);
+            $c->jobePutsPerHour[$key] = ctype_digit($puts) ? (int) $puts : $putsPerRun * $c->jobeKeys[$key];
         }
         $c->jobeOpenAddresses = $list($s('ENGINE_JOBE_OPEN_ADDRESSES', ''));
         $c->jobeOpenRatePerHour = $i('ENGINE_JOBE_OPEN_RATE_PER_HOUR', 0);
+        $c->jobeOpenPutsPerHour = $i('ENGINE_JOBE_OPEN_PUTS_PER_HOUR', $putsPerRun * $c->jobeOpenRatePerHour);
         $c->trustedProxies = $list($s('ENGINE_TRUSTED_PROXIES', '127.0.0.0/8,::1'));
         $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
         $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);

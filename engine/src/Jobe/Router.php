@@ -41,11 +41,13 @@ final class Router
             if (!in_array($method, $allowed, true)) {
                 throw new HttpError(405, 'Use ' . implode(' or ', $allowed) . ' for ' . $resource, ['Allow' => implode(', ', $allowed)]);
             }
-            $caller = (new Access($this->c))->admit($server, $resource === 'runs');
+            // runs and file PUTs are each counted against the caller's own hourly budget
+            $counted = $resource === 'runs' ? 'runs' : ($method === 'PUT' ? 'puts' : null);
+            $caller = (new Access($this->c))->admit($server, $counted);
             return match ($resource) {
                 'languages' => [200, Languages::list($this->c), []],
                 'runs' => (new Runs($this->c))->post(self::json($body), $caller),
-                'files' => $this->files($method, $m[2] ?? '', $body),
+                'files' => $this->files($method, $m[2] ?? '', $body, $caller['space']),
             };
         } catch (HttpError $e) {
             return [$e->status, $e->getMessage(), $e->headers];
@@ -53,9 +55,9 @@ final class Router
     }
 
     /** @return array{0: int, 1: mixed, 2: array<string, string>} */
-    private function files(string $method, string $id, string $body): array
+    private function files(string $method, string $id, string $body, string $space): array
     {
-        $cache = new FileCache($this->c);
+        $cache = new FileCache($this->c, $space);
         if ($method === 'HEAD') {
             return [$cache->has($id) ? 204 : 404, null, []];
         }

@@ -42,7 +42,7 @@ final class Runs
 
     /**
      * @param array<string, mixed> $in the decoded body
-     * @param array{label: string, address: string} $caller
+     * @param array{label: string, address: string, space: string} $caller
      * @return array{0: int, 1: mixed, 2: array<string, string>}
      */
     public function post(array $in, array $caller): array
@@ -80,7 +80,7 @@ final class Runs
         if (!is_string($sourceName) || ($sourceName !== '' && !self::validFileName($sourceName))) {
             throw new HttpError(400, 'The sourcefilename for the run_spec is illegal');
         }
-        $files = $this->files($spec['file_list'] ?? []);
+        $files = $this->files($spec['file_list'] ?? [], $caller['space']);
         if ($source === self::OVERLOAD_TEST) {
             return [200, self::result(self::SERVER_OVERLOAD), []];
         }
@@ -206,14 +206,15 @@ final class Runs
 
     /**
      * @param mixed $list file_list: [[file_id, file_name], ...]
+     * @param string $space the caller's files (FileCache): another key's ids are missing here
      * @return array<string, string> contents by file name
      */
-    private function files(mixed $list): array
+    private function files(mixed $list, string $space): array
     {
         if (!is_array($list)) {
             throw new HttpError(400, 'file_list must be a list of [file_id, file_name] pairs');
         }
-        $cache = new FileCache($this->c);
+        $cache = new FileCache($this->c, $space);
         $files = [];
         $missing = false;
         foreach ($list as $f) {

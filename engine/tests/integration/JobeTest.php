@@ -11,13 +11,15 @@ use PHPUnit\Framework\TestCase;
  * run_spec fields, outcomes, status codes; Jobe's README: parameters and their defaults),
  * as Moodle CodeRunner uses it, for every language GET languages lists; and the attacks
  * on it: anonymous and spoofed callers, a session cookie instead of a key, over-rate
- * calls, cputime/memorylimit/numprocs above the environment's maxima. Through HAProxy.
+ * calls (runs and file PUTs, the count shared by replicas), one key's files seen or
+ * overwritten by another, cputime/memorylimit/numprocs above the environment's maxima.
+ * Through HAProxy.
  */
 final class JobeTest extends TestCase
 {
     private const API = '/jobe/index.php/restapi/';
     private static ?Fixture $f = null;
-    /** @var list<string> the stack's keys (ENGINE_JOBE_KEYS): [0] the main key, [1] the low-rate one */
+    /** @var list<string> the stack's keys (ENGINE_JOBE_KEYS): [0] the main key, [1] the low-rate one, [2] another course's */
     private static array $keys = [];
     /** @var array<int, int> runs per hour by key index */
     private static array $rates = [];
@@ -172,6 +174,64 @@ final class JobeTest extends TestCase
         $this->assertSame(400, self::jobe('PUT', 'files/short', ['file_contents' => ''])['status'], 'ids are 8+ letters and digits');
         $prog = self::jobe('POST', 'runs', ['run_spec' => ['language_id' => 'c', 'sourcecode' => 'int main(void){return 0;}', 'file_list' => [[$id, 'prog']]]]);
         $this->assertSame(400, $prog['status'], 'a support file may not replace the program');
+    }
+
+    public function testAKeySeesAndOverwritesOnlyItsOwnFiles(): void
+    {
+        if (!isset(self::$keys[2]) || self::$rates[2] < 20) {
+            $this->markTestSkipped('ENGINE_JOBE_KEYS has no third key (another course; bin/prutor writes one)');
+        }
+        $a = ['X-API-KEY: ' . self::$keys[0]];
+        $b = ['X-API-KEY: ' . self::$keys[2]];
+        // CodeRunner's ids are the MD5 of the contents: another course can know or guess them
+        $id = md5('a support file ' . bin2hex(random_bytes(8)));
+        $run = static fn (array $key): array => self::jobe('POST', 'runs', ['run_spec' => ['language_id' => 'python3',
+            'sourcecode' => "print(open('data.txt').read(), end='')\n", 'file_list' => [[$id, 'data.txt']]]], $key);
+        $this->assertSame(204, self::jobe('PUT', 'files/' . $id, ['file_contents' => base64_encode("course A's data\n")], $a)['status']);
+        $this->assertSame(204, self::jobe('HEAD', 'files/' . $id, null, $a)['status']);
+        $this->assertSame(404, self::jobe('HEAD', 'files/' . $id, null, $b)['status'], "key B cannot tell that A holds the id");
+        $r = $run($b);
+        $this->assertSame([404, 'One or more of the specified files is missing/unavailable'], [$r['status'], $r['json']], "B's run cannot read A's file");
+        // B puts the same id (as CodeRunner does on that 404): its own copy, A's is untouched
+        $this->assertSame(204, self::jobe('PUT', 'files/' . $id, ['file_contents' => base64_encode("course B's data\n")], $b)['status']);
+        $this->assertSame([200, "course B's data\n"], [($r = $run($b))['status'], $r['json']['stdout'] ?? $r['raw']]);
+        $this->assertSame([200, "course A's data\n"], [($r = $run($a))['status'], $r['json']['stdout'] ?? $r['raw']], "B's PUT did not overwrite A's file");
+    }
+
+    public function testFilePutsAreRateLimitedOnceForAllReplicas(): void
+    {
+        if (!isset(self::$keys[1]) || self::$rates[1] < 1 || self::$rates[1] > 50) {
+            $this->markTestSkipped('ENGINE_JOBE_KEYS has no second, low-rate key (bin/prutor writes one)');
+        }
+        $env = getenv();
+        $budget = \Prutor\Engine\Config::fromEnv($env)->jobePutsPerHour[self::$keys[1]];
+        $h = ['X-API-KEY: ' . self::$keys[1]];
+        $put = static fn (): array => self::jobe('PUT', 'files/ratetest' . bin2hex(random_bytes(6)), ['file_contents' => base64_encode('x')], $h);
+        // replica 1: the engine behind HAProxy (Apache's workers, their APCu)
+        $first = [$put()['status'], $put()['status']];
+        // replica 2: this PHP process (its own APCu), the engine's own admission code against
+        // the stack's memcached, as another engine container would run it
+        $config = \Prutor\Engine\Config::fromEnv(['PRUTOR_VAR' => sys_get_temp_dir() . '/prutor-jobe-replica'] + $env);
+        $limiter = \Prutor\Engine\Jobe\RateLimit::of($config);
+        $replica = new \Prutor\Engine\Jobe\Access($config, $limiter);
+        $admitted = 0;
+        for ($i = 0; $i <= $budget; $i++) {
+            try {
+                $replica->admit(['HTTP_X_API_KEY' => self::$keys[1], 'REMOTE_ADDR' => '127.0.0.1'], 'puts');
+                $admitted++;
+            } catch (\Prutor\Engine\HttpError $e) {
+                $this->assertSame(429, $e->status);
+                break;
+            }
+        }
+        $this->assertSame('memcached', $limiter->backend(), 'the stack\'s memcached counted');
+        $this->assertLessThanOrEqual($budget, $admitted + count(array_keys($first, 204)),
+            "the key's $budget PUTs an hour hold across both replicas (counted per replica, each would allow $budget)");
+        $r = $put();
+        $this->assertSame([429, 'Max file PUT rate for this server exceeded'], [$r['status'], $r['json']], 'replica 1 sees what replica 2 spent');
+        $this->assertGreaterThan(0, (int) ($r['headers']['retry-after'] ?? 0));
+        $this->assertSame(404, self::jobe('HEAD', 'files/ratetest000000', null, $h)['status'], 'HEAD is not counted');
+        $this->assertSame(204, self::jobe('PUT', 'files/ratetest' . bin2hex(random_bytes(6)), ['file_contents' => base64_encode('x')])['status'], 'another key is not affected');
     }
 
     public function testErrorsAreJsonStringsWithJobeStatuses(): void

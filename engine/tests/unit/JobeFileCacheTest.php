@@ -29,18 +29,52 @@ final class JobeFileCacheTest extends TestCase
         @rmdir($this->var);
     }
 
-    private function cache(int $maxFiles, int $maxBytes): FileCache
+    private const SPACE = 'k0123456789ab';
+
+    private function cache(int $maxFiles, int $maxBytes, string $space = self::SPACE): FileCache
     {
         return new FileCache(Config::fromEnv(['ENGINE_VAR' => $this->var,
-            'ENGINE_JOBE_FILES_MAX_FILES' => (string) $maxFiles, 'ENGINE_JOBE_FILES_MAX_BYTES' => (string) $maxBytes]));
+            'ENGINE_JOBE_FILES_MAX_FILES' => (string) $maxFiles, 'ENGINE_JOBE_FILES_MAX_BYTES' => (string) $maxBytes]), $space);
     }
 
-    /** @return list<string> */
+    /** @return list<string> the ids kept in the space SPACE */
     private function kept(): array
     {
-        $names = array_values(array_filter((array) scandir($this->var . '/jobe-files'), static fn ($f): bool => $f[0] !== '.'));
+        $names = [];
+        foreach ((array) scandir($this->var . '/jobe-files') as $f) {
+            if (str_starts_with((string) $f, self::SPACE . '-')) {
+                $names[] = substr((string) $f, strlen(self::SPACE) + 1);
+            }
+        }
         sort($names);
         return $names;
+    }
+
+    private function file(string $id): string
+    {
+        return $this->var . '/jobe-files/' . self::SPACE . '-' . $id;
+    }
+
+    public function testEachKeyHasItsOwnFiles(): void
+    {
+        $a = $this->cache(100, 1_000_000, 'kaaaaaaaaaaaa');
+        $b = $this->cache(100, 1_000_000, 'kbbbbbbbbbbbb');
+        $a->put('sharedid1', base64_encode('from A'));
+        $this->assertTrue($a->has('sharedid1'));
+        $this->assertFalse($b->has('sharedid1'), "B does not see A's file");
+        $this->assertNull($b->get('sharedid1'), "nor can B read it in a run");
+        $b->put('sharedid1', base64_encode('from B'));
+        $this->assertSame('from A', $a->get('sharedid1'), "B's PUT of the same id does not overwrite A's file");
+        $this->assertSame('from B', $b->get('sharedid1'));
+        $this->assertSame(2, apcu_fetch('jobe-files:files'), 'two files in one bounded cache');
+        foreach (['', 'k', 'kaaaaaaaaaaa', 'kAAAAAAAAAAAA', 'k../../etc/pa', 'kaaaaaaaaaaaaa'] as $bad) {
+            try {
+                $this->cache(100, 1_000_000, $bad);
+                $this->fail('a space must be a letter and 12 hex digits: ' . $bad);
+            } catch (\InvalidArgumentException) {
+                $this->addToAssertionCount(1);
+            }
+        }
     }
 
     public function testPastTheFileBoundTheLeastRecentlyUsedGo(): void
@@ -48,7 +82,7 @@ final class JobeFileCacheTest extends TestCase
         $cache = $this->cache(10, 1_000_000);
         foreach (['fileaaaa', 'filebbbb', 'filecccc', 'filedddd', 'fileeeee', 'fileffff', 'filegggg', 'filehhhh', 'fileiiii', 'filejjjj'] as $n => $id) {
             $cache->put($id, base64_encode("file $id"));
-            touch($this->var . '/jobe-files/' . $id, 1_000_000 + $n);
+            touch($this->file($id), 1_000_000 + $n);
         }
         $this->assertCount(10, $this->kept(), 'within the bound: nothing goes');
         $this->assertSame("file fileaaaa", $cache->get('fileaaaa'), 'a run uses the oldest: it becomes the newest');
@@ -65,7 +99,7 @@ final class JobeFileCacheTest extends TestCase
         $cache->put('fileaaaa', base64_encode(str_repeat('a', 100)));
         $this->assertSame(1, apcu_fetch('jobe-files:files'));
         $this->assertSame(100, apcu_fetch('jobe-files:bytes'));
-        touch($this->var . '/jobe-files/fileaaaa', 1_000_000);
+        touch($this->file('fileaaaa'), 1_000_000);
         $cache->put('filebbbb', base64_encode(str_repeat('b', 100)));
         $cache->put('filecccc', base64_encode(str_repeat('c', 100)));
         $this->assertSame(['filebbbb', 'filecccc'], $this->kept());
