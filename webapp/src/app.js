@@ -19,6 +19,7 @@ const { addNavItem } = require('./shared/nav');
 const assets = require('./shared/assets');
 
 const { createLoginLimiter } = require('./accounts/ratelimit');
+const { createPasswords } = require('./accounts/passwords');
 const { createSigninGate } = require('./admission/signin');
 const { createHasher } = require('./admission/hasher');
 const { createAccountsService } = require('./accounts/service');
@@ -53,9 +54,10 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   // admission control for bcrypt, the compares at a lower CPU priority than pages (issue 17)
   const { hashNice, ...gateOptions } = cfg.signin;
   const signinGate = createSigninGate(hashNice > 0 ? { ...gateOptions, compare: createHasher({ nice: hashNice }).compare } : gateOptions);
+  const passwords = createPasswords({ cost: cfg.bcryptCost });
   const deps = {
-    cfg, db, mc, telemetry, sessions,
-    accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
+    cfg, db, mc, telemetry, sessions, passwords,
+    accounts: createAccountsService({ db, limiter, sessions, passwords, verifyPassword: signinGate.verifyPassword, log }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
