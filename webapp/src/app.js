@@ -12,7 +12,7 @@ const express = require('express');
 
 const { contextMiddleware, current } = require('./shared/context');
 const { createSessions } = require('./shared/session');
-const { csrfProtection } = require('./shared/auth');
+const { csrfProtection, sameOriginOnly } = require('./shared/auth');
 const { makeErrorHandler, notFound } = require('./shared/errors');
 const { errorPage } = require('./shared/layout');
 const { addNavItem } = require('./shared/nav');
@@ -112,7 +112,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   require('./staff').mountStaff(app, deps);
 
   app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
-  app.post('/accounts/login', signinGate.middleware);
+  app.post('/accounts/login', sameOriginOnly, signinGate.middleware);
   app.use('/accounts', require('./accounts/routes')(deps));
   app.use('/home', require('./home/routes')(deps));
   app.use('/codebook', require('./codebook/routes')(deps));
