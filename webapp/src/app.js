@@ -12,13 +12,14 @@ const express = require('express');
 
 const { contextMiddleware, current } = require('./shared/context');
 const { createSessions } = require('./shared/session');
-const { csrfProtection } = require('./shared/auth');
+const { csrfProtection, sameOriginOnly } = require('./shared/auth');
 const { makeErrorHandler, notFound } = require('./shared/errors');
 const { errorPage } = require('./shared/layout');
 const { addNavItem } = require('./shared/nav');
 const assets = require('./shared/assets');
 
 const { createLoginLimiter } = require('./accounts/ratelimit');
+const { createPasswords } = require('./accounts/passwords');
 const { createSigninGate } = require('./admission/signin');
 const { createHasher } = require('./admission/hasher');
 const { createAccountsService } = require('./accounts/service');
@@ -53,9 +54,10 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   // admission control for bcrypt, the compares at a lower CPU priority than pages (issue 17)
   const { hashNice, ...gateOptions } = cfg.signin;
   const signinGate = createSigninGate(hashNice > 0 ? { ...gateOptions, compare: createHasher({ nice: hashNice }).compare } : gateOptions);
+  const passwords = createPasswords({ cost: cfg.bcryptCost });
   const deps = {
-    cfg, db, mc, telemetry, sessions,
-    accounts: createAccountsService({ db, limiter, sessions, bcryptCost: cfg.bcryptCost, verifyPassword: signinGate.verifyPassword }),
+    cfg, db, mc, telemetry, sessions, passwords,
+    accounts: createAccountsService({ db, limiter, sessions, passwords, verifyPassword: signinGate.verifyPassword, log }),
     home: createHomeService({ db }),
     codebook: createCodebookService({ db }),
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
@@ -110,7 +112,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   require('./staff').mountStaff(app, deps);
 
   app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
-  app.post('/accounts/login', signinGate.middleware);
+  app.post('/accounts/login', sameOriginOnly, signinGate.middleware);
   app.use('/accounts', require('./accounts/routes')(deps));
   app.use('/home', require('./home/routes')(deps));
   app.use('/codebook', require('./codebook/routes')(deps));

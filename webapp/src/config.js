@@ -77,15 +77,18 @@ function loadConfig(env = process.env) {
     varDir: path.resolve(str(env, 'PRUTOR_VAR', path.join(REPO, 'var'))),
     maxCodeBytes: int(env, 'MAX_CODE_BYTES', 65536, { min: 1024, max: 16 * 1024 * 1024 }, errors),
     login: {
-      // A guesser is stopped per (account, address); the per-account bound (all
-      // addresses) is far higher so it cannot be spent against a student signing in
-      // elsewhere; a whole exam hall often sits behind one NAT address, so the
-      // per-address bound is higher still (accounts/ratelimit.js).
-      maxFailsPerAccountAddress: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT_ADDRESS', 10, { min: 1, max: 100000 }, errors),
-      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 100, { min: 1, max: 1000000 }, errors),
-      maxFailsPerAddress: int(env, 'LOGIN_MAX_FAILS_PER_ADDRESS', 1000, { min: 1, max: 1000000 }, errors),
+      // Sign-in limits (accounts/ratelimit.js): failures allowed per account from
+      // browsers it never signed in with, and per browser it did (device cookie), in the
+      // window; then a lock-out that starts short and doubles with each one of the day;
+      // past a bound of failures for unknown names, an address is slowed, never refused
+      // (an exam hall shares one NAT address).
+      maxFailsPerAccount: int(env, 'LOGIN_MAX_FAILS_PER_ACCOUNT', 10, { min: 1, max: 100000 }, errors),
+      maxFailsPerDevice: int(env, 'LOGIN_MAX_FAILS_PER_DEVICE', 10, { min: 1, max: 100000 }, errors),
       windowS: int(env, 'LOGIN_WINDOW_S', 900, { min: 10, max: 86400 }, errors),
-      accountWindowS: int(env, 'LOGIN_ACCOUNT_WINDOW_S', 3600, { min: 10, max: 7 * 86400 }, errors),
+      lockBaseS: int(env, 'LOGIN_LOCK_BASE_S', 30, { min: 1, max: 86400 }, errors),
+      lockMaxS: int(env, 'LOGIN_LOCK_MAX_S', 900, { min: 1, max: 86400 }, errors),
+      maxUnknownFailsPerAddress: int(env, 'LOGIN_MAX_UNKNOWN_FAILS_PER_ADDRESS', 1000, { min: 1, max: 1000000 }, errors),
+      addressDelayMs: int(env, 'LOGIN_ADDRESS_DELAY_MS', 2000, { min: 0, max: 60000 }, errors),
     },
     bcryptCost: int(env, 'BCRYPT_COST', 10, { min: 4, max: 15 }, errors),
     // sign-in admission per worker (admission/signin.js): bcrypt runs at most this
@@ -140,6 +143,7 @@ function loadConfig(env = process.env) {
   if (!cfg.healthPort || cfg.healthPort === cfg.port) errors.push(`WEBAPP_HEALTH_PORT must be a port other than WEBAPP_PORT (${cfg.port})`);
   if (!cfg.sessionSecret) errors.push('SESSION_SECRET is required (CONTRACTS.md: generated once into var/prutor.env)');
   else if (cfg.sessionSecret.length < 16) errors.push('SESSION_SECRET must be at least 16 characters');
+  if (cfg.login.lockMaxS < cfg.login.lockBaseS) errors.push(`LOGIN_LOCK_MAX_S (${cfg.login.lockMaxS}) must be at least LOGIN_LOCK_BASE_S (${cfg.login.lockBaseS})`);
   if (!/^mongodb(\+srv)?:\/\//.test(cfg.mongoUrl)) errors.push(`MONGO_URL must start with mongodb:// (got "${cfg.mongoUrl}")`);
   if (!/^https?:\/\//.test(cfg.engineUrl)) errors.push(`ENGINE_URL must start with http:// or https:// (got "${cfg.engineUrl}")`);
 

@@ -33,7 +33,7 @@ module.exports = function accountsRoutes({ accounts, sessions, telemetry }) {
       })));
     }
     const s = await sessions.create(req, res, user);
-    accounts.rememberDevice(res, user.username);
+    accounts.rememberDevice(res, user);
     telemetry.record({ kind: 'login', user_id: user.id, ok: true });
     if (wantsJson(req)) return res.json({ ok: true, redirect: next, csrf: s.csrf, user: { id: user.id, username: user.username, role: user.role } });
     return res.redirect(302, next);

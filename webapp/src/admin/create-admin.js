@@ -7,9 +7,9 @@
 // never again. When the account exists nothing changes (a rerun prints no password).
 const crypto = require('node:crypto');
 const fs = require('node:fs');
-const bcrypt = require('bcrypt');
 const { loadConfig } = require('../config');
 const { createDb } = require('../shared/db');
+const { createPasswords } = require('../accounts/passwords');
 
 function chosenPassword(env) {
   if (env.ADMIN_PASSWORD_FILE) return fs.readFileSync(env.ADMIN_PASSWORD_FILE, 'utf8').trim();
@@ -43,7 +43,7 @@ async function main(env = process.env) {
 
   const db = createDb(cfg.db);
   try {
-    const hash = await bcrypt.hash(password, cfg.bcryptCost);
+    const hash = await createPasswords({ cost: cfg.bcryptCost }).hash(password);
     const res = await untilReachable(() => db.query(
       `INSERT INTO users (username, password_hash, name, role) VALUES (?, ?, 'Administrator', 'admin')
        ON DUPLICATE KEY UPDATE id = id`, [username, hash]));

@@ -8,6 +8,21 @@ const { notFound, conflict, forbidden } = require('../shared/errors');
 
 const isManager = (role) => role === 'instructor' || role === 'admin';
 
+// The one rule of what a staff member may grade, and so open of a student's work
+// (grading here, playback in playback/service.js): an assignment of an event, never a
+// practice or scratchpad file (a student's, or staff's own drafts); instructors and
+// admins any, a TA one in their queue or in nobody's.
+const GRADABLE = "a.kind = 'event'";
+function mayGrade(actor, a) {
+  if (isManager(actor.role)) return true;
+  return actor.role === 'ta' && (!a.ta_id || a.ta_id === actor.uid);
+}
+async function mayOpen(db, actor, aid) {
+  const rows = await db.query(`SELECT gt.ta_id FROM assignments a LEFT JOIN grading_tasks gt ON gt.assignment_id = a.id
+    WHERE a.id = ? AND ${GRADABLE}`, [aid]);
+  return rows.length === 1 && mayGrade(actor, rows[0]);
+}
+
 function createGradingService({ db }) {
   async function tas() {
     return db.query("SELECT id, username, name FROM users WHERE role = 'ta' AND active = 1 ORDER BY username");
@@ -104,7 +119,7 @@ function createGradingService({ db }) {
       LEFT JOIN submissions sb ON sb.assignment_id = a.id
       LEFT JOIN grades g ON g.assignment_id = a.id LEFT JOIN users gr ON gr.id = g.grader_id
       LEFT JOIN grading_tasks gt ON gt.assignment_id = a.id LEFT JOIN users ta ON ta.id = gt.ta_id
-      WHERE a.id = ? AND a.kind = 'event'`, [aid]);
+      WHERE a.id = ? AND ${GRADABLE}`, [aid]);
     if (!rows[0]) throw notFound('No such assignment.');
     const a = rows[0];
     let cases = [];
@@ -117,11 +132,6 @@ function createGradingService({ db }) {
         FROM regrade_requests r LEFT JOIN users ru ON ru.id = r.resolved_by WHERE r.assignment_id = ? ORDER BY r.id DESC`, [aid]),
     ]);
     return { ...a, cases, late, regrades };
-  }
-
-  function mayGrade(actor, a) {
-    if (isManager(actor.role)) return true;
-    return actor.role === 'ta' && (!a.ta_id || a.ta_id === actor.uid);
   }
 
   async function saveGrade(actor, aid, body) {
@@ -223,4 +233,4 @@ function createGradingService({ db }) {
   return { tas, eventsOverview, myQueue, eventSubmissions, distribute, assign, assignment, mayGrade, saveGrade, next, myMarks, requestRegrade, regrades, resolve, isManager };
 }
 
-module.exports = { createGradingService };
+module.exports = { createGradingService, mayOpen };

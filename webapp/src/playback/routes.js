@@ -13,6 +13,11 @@ function num(x, what) {
 
 module.exports = function playbackRoutes({ playback }) {
   const r = express.Router();
+  // every address below names an assignment: opened only if the staff member may grade it
+  r.param('aid', (req, res, next, aid) => {
+    Promise.resolve().then(() => playback.open({ uid: req.session.uid, role: req.session.role }, num(aid, 'assignment')))
+      .then(() => next(), next);
+  });
   r.get('/:aid', async (req, res) => {
     const a = await playback.assignment(num(req.params.aid, 'assignment'));
     ui.send(res, v.playbackPage(req, { a }));

@@ -8,6 +8,7 @@
 // exam with an autosave every 12 s (900+ versions) opens with its first page.
 const { diffLines } = require('diff');
 const { notFound, badRequest } = require('../shared/errors');
+const { mayOpen } = require('../grading/service');
 
 // Order of kinds at the same instant: the code row comes before what used it.
 const KINDS = ['save', 'compile', 'run', 'evaluate'];
@@ -30,6 +31,12 @@ function afterClause(col, idCol, kindRank, cur) {
 }
 
 function createPlaybackService({ db }) {
+  // Only what this staff member may grade (the rule is grading's); anything else, a
+  // practice or scratchpad file or another TA's queue, is not there for them.
+  async function open(actor, assignmentId) {
+    if (!(await mayOpen(db, actor, assignmentId))) throw notFound('There is no such assignment.');
+  }
+
   async function assignment(assignmentId) {
     const rows = await db.query(`SELECT a.id, a.kind, a.event_id, u.username, u.name, e.title AS event_title, q.position,
         p.title AS problem_title, (SELECT COUNT(*) FROM code c WHERE c.assignment_id = a.id) AS versions
@@ -102,7 +109,7 @@ function createPlaybackService({ db }) {
     };
   }
 
-  return { assignment, timeline, code, diff };
+  return { open, assignment, timeline, code, diff };
 }
 
 module.exports = { createPlaybackService, parseCursor };

@@ -50,4 +50,25 @@ function csrfProtection({ exempt = [] } = {}) {
   };
 }
 
-module.exports = { requireLogin, requireRole, csrfProtection, safeLocalPath, ROLES };
+// The sign-in form has no session and so no CSRF token: a page on another site could
+// post it and sign the student's browser into the attacker's account, where the
+// student's saves would then land (login CSRF; issue 25, finding 10). Browsers say
+// where a request comes from: Sec-Fetch-Site (every current one), else Origin (a
+// sandboxed frame sends "null"), else Referer; a client that sends none of them
+// (curl, JMeter, a test) is no browser another site's page could drive.
+const FROM_HERE = new Set(['same-origin', 'none']);
+function hostOf(url) {
+  try { return new URL(url).host; } catch { return null; }
+}
+function sameOriginOnly(req, res, next) {
+  const site = req.get('sec-fetch-site');
+  const origin = req.get('origin');
+  const referer = req.get('referer');
+  const foreign = site ? !FROM_HERE.has(site)
+    : origin ? hostOf(origin) !== req.host
+      : referer ? hostOf(referer) !== req.host : false;
+  if (!foreign) return next();
+  return next(forbidden('This sign-in was sent from another site\'s page, so it was refused. Open this site\'s sign-in page and sign in there.', { code: 'cross_site' }));
+}
+
+module.exports = { requireLogin, requireRole, csrfProtection, sameOriginOnly, safeLocalPath, ROLES };

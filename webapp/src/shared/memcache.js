@@ -59,6 +59,8 @@ function createMemcache(cfg) {
     get: (key) => p((cb) => client.get(key, cb)),
     set: (key, value, ttl) => p((cb) => client.set(key, value, ttl, cb)),
     del: (key) => p((cb) => client.del(key, cb)),
+    // true when stored, false when the key exists already (memcached's NOT_STORED)
+    add: (key, value, ttl) => p((cb) => client.add(key, value, ttl, (err, ok) => (err && err.notStored ? cb(null, false) : cb(err, ok)))),
     version: () => p((cb) => client.version(cb)),
     // Open the whole pool now: poolSize requests in parallel each take a connection.
     async warm() {

@@ -16,12 +16,18 @@
 // The API other domains use: create(req, res, user), destroy(req, res),
 // update(req, patch), revokeUser(uid, {keep}), listUser(uid), middleware.
 const crypto = require('node:crypto');
+const { unavailable } = require('./errors');
 
 const COOKIE = 'prutor.sid';
 const SID_RE = /^[A-Za-z0-9_-]{43}$/;
 // A revoked session read from MariaDB just before its row went can be written back
 // into memcached by a request in flight; a second delete this long after ends it.
 const REVOKE_SECOND_PASS_MS = 2000;
+// Sign-ins of one user run one at a time (see create); one waits for another this long
+// at most, and a lock its holder never released (a crash) lapses after LOCK_TTL_S.
+const LOCK_WAIT_MS = 5000;
+const LOCK_TTL_S = 10;
+const LOCK_RETRY_S = 2;
 
 function b64url(buf) { return Buffer.from(buf).toString('base64url'); }
 function newId() { return b64url(crypto.randomBytes(32)); }
@@ -145,9 +151,37 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
     await mc.del(`sess:${sid}`).catch((err) => mcFailed('del', err));
   }
 
+  // One sign-in of a user at a time, across workers and replicas (memcached add is
+  // atomic): the sign-in hooks end the user's other sessions before the new one exists
+  // (one session per student under a lab lock-down), and two sign-ins at once would
+  // each end the sessions before both, then both create theirs (issue 25, finding 9).
+  // With memcached unreachable sign-ins go on unserialized (sessions live in MariaDB).
+  async function lockUser(uid) {
+    const key = `signin-lock:${uid}`;
+    const giveUpAt = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      let got;
+      try { got = await mc.add(key, '1', LOCK_TTL_S); } catch (err) { mcFailed('add', err); return () => {}; }
+      if (got) return () => mc.del(key).catch((err) => mcFailed('del', err));
+      if (Date.now() > giveUpAt) {
+        throw unavailable(`Another sign-in to this account is in progress. Trying again in ${LOCK_RETRY_S} seconds.`, { code: 'busy', retryAfter: LOCK_RETRY_S });
+      }
+      await new Promise((r) => { setTimeout(r, 20 + Math.random() * 30); });
+    }
+  }
+
   // A new sid on every sign-in (no fixation); the old one, if any, ends. The durable
   // copy is written first: a session exists once MariaDB has it.
   async function create(req, res, user) {
+    const unlock = await lockUser(user.id);
+    try {
+      return await createLocked(req, res, user);
+    } finally {
+      await unlock();
+    }
+  }
+
+  async function createLocked(req, res, user) {
     for (const fn of hooks.before) await fn(req, user);
     if (req.sessionId) await end(req.sessionId);
     const sid = newId();

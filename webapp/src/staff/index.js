@@ -29,7 +29,7 @@ function mountStaff(app, deps) {
   const { db, cfg, log = console } = deps;
   const staff = {
     ...deps,
-    people: createPeopleService({ db, sessions: deps.sessions, bcryptCost: cfg.bcryptCost }),
+    people: createPeopleService({ db, sessions: deps.sessions, passwords: deps.passwords }),
     problems: createProblemsService({ db, engineUrl: cfg.engineUrl }),
     events: createEventsService({ db }),
     live: createLiveService({ db }),

@@ -3,7 +3,8 @@
 // line in app.js (after the session and CSRF middleware):
 //   /tools/events/:eventId            instructor, admin: similarity per question,
 //                                     playback links (similarity/, playback/)
-//   /tools/playback/:assignmentId     instructor, admin, ta: timeline, slider, diffs
+//   /tools/playback/:assignmentId     instructor, admin, ta: timeline, slider, diffs of what
+//                                     they may grade (grading/service.js)
 //   /tools/events/:eventId/lockdown   instructor, admin: address ranges, one session per
 //                                     student, audit log (lockdown/); its middleware runs
 //                                     before every other router

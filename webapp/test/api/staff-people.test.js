@@ -7,6 +7,7 @@ const assert = require('node:assert/strict');
 const { Client } = require('../helpers/http');
 const { TAG, as, postForm, postJson } = require('../helpers/staff');
 const dbh = require('../helpers/db');
+const env = require('../helpers/env');
 
 let instr;
 test.before(async () => { instr = await as('instructor'); });
@@ -137,6 +138,10 @@ test('a big import hashes with bounded concurrency and reports every row', async
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.counts.created, n);
   assert.equal(new Set(r.json.report.map((x) => x.password)).size, n, 'one distinct temporary password each');
+  // issue 25, finding 8: a cheaper hash than the dummy compared for unknown names told these accounts apart by timing
+  const costs = await dbh.q(`SELECT DISTINCT SUBSTRING(password_hash, 5, 2) AS cost FROM users WHERE username IN (${lines.map(() => '?').join(',')})`,
+    lines.map((l) => l.split(',')[0]));
+  assert.deepEqual(costs.map((c) => Number(c.cost)), [env.bcryptCost], 'generated passwords are hashed at the one cost (BCRYPT_COST)');
   assert.ok(Date.now() - t0 < 60000);
   const again = await postJson(instr, '/people/import', { csv: lines.join('\n'), password_mode: 'generate' });
   assert.equal(again.json.counts.skipped, n, 'a second import skips them all');

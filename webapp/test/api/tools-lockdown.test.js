@@ -101,6 +101,20 @@ test('a second sign-in ends the first; the first browser is told why, staff see 
   assert.equal(log.filter((l) => l.kind === 'sign_in' && l.username === who.username).length, 2);
 });
 
+test('attack (issue 25, finding 9): two sign-ins of one student at the same moment: exactly one session survives', async () => {
+  await setLock('127.0.0.0/8', true);
+  const who = exam.users[1];
+  for (let round = 0; round < 20; round++) {
+    const [a, b] = [new Client(), new Client()];
+    const signed = await Promise.all([signIn(a, who.username), signIn(b, who.username)]);
+    assert.deepEqual(signed.map((r) => r.status), [200, 200]);
+    const live = (await dbh.q('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ? AND expires_at > UTC_TIMESTAMP(3)', [who.id]))[0].n;
+    assert.equal(Number(live), 1, `round ${round}: ${live} sessions live`);
+    const homes = await Promise.all([a.getJson('/home'), b.getJson('/home')]);
+    assert.deepEqual(homes.map((r) => r.status).sort(), [200, 401], `round ${round}`);
+  }
+});
+
 test('a session begun before the lock-down took force is ended by a sign-in under it', async () => {
   const who = exam.users[1].username;
   await postJson(staff, `/tools/events/${exam.eventId}/lockdown`, {});

@@ -74,11 +74,54 @@ test('versions of another assignment, bad positions and other roles are refused'
   assert.equal((await staff.getJson(`/tools/playback/${other}/diff?from=${seeded.codeIds[0]}&to=${seeded.codeIds[1]}`)).status, 404);
   assert.equal((await staff.getJson(`/tools/playback/${aid}/timeline?after=yesterday`)).status, 400);
   assert.equal((await staff.getJson(`/tools/playback/${aid}/diff?from=1`)).status, 400);
-  assert.equal((await staff.getJson('/tools/playback/999999999/timeline')).status, 200); // empty, nothing leaks
+  assert.equal((await staff.getJson('/tools/playback/999999999/timeline')).status, 404);
   assert.equal((await staff.get('/tools/playback/999999999')).status, 404);
   const ta = await as('ta');
   assert.equal((await ta.getJson(`/tools/playback/${aid}/timeline?limit=5`)).json.items.length, 5);
   const student = await as(exam.users[0].username);
   assert.equal((await student.getJson(`/tools/playback/${aid}/timeline`)).status, 403);
   assert.equal((await new Client().get(`/tools/playback/${aid}`)).status, 302);
+});
+
+test('attack (issue 25, finding 7): ids in sequence open only what the staff member may grade; scratchpad, practice and staff\'s own files are 404', async () => {
+  const hash = (await dbh.q("SELECT password_hash FROM users WHERE username = 'student01'"))[0].password_hash;
+  const people = [];
+  const person = async (role) => {
+    const r = await dbh.q('INSERT INTO users (username, password_hash, name, role) VALUES (?, ?, ?, ?)', [`pb${role}${people.length}${TAG}`, hash, `Playback ${role}`, role]);
+    people.push({ id: r.insertId, username: `pb${role}${people.length}${TAG}` });
+    return people[people.length - 1];
+  };
+  const own = [];
+  const file = async (kind, userId, problemId = null) => {
+    const a = await dbh.q('INSERT INTO assignments (kind, user_id, problem_id, title) VALUES (?, ?, ?, ?)', [kind, userId, problemId, `${kind} file`]);
+    own.push(a.insertId);
+    const c = await dbh.q("INSERT INTO code (assignment_id, save_trigger, code) VALUES (?, 'manual', ?)", [a.insertId, `/* ${kind}: secret */`]);
+    return { aid: a.insertId, cid: c.insertId };
+  };
+  try {
+    const [ta, otherTa, admin] = [await person('ta'), await person('ta'), await person('admin')];
+    const student = exam.users[1];
+    const closed = [await file('scratch', student.id), await file('practice', student.id, exam.problemId), await file('scratch', admin.id)];
+    const taClient = await as(ta.username);
+    for (const { aid, cid } of closed) {
+      for (const url of [`/tools/playback/${aid}`, `/tools/playback/${aid}/timeline`, `/tools/playback/${aid}/code/${cid}`, `/tools/playback/${aid}/diff?from=${cid}&to=${cid}`]) {
+        const r = await taClient.getJson(url);
+        assert.equal(r.status, 404, `${url}: ${r.status}`);
+        assert.doesNotMatch(r.text, /secret/);
+      }
+      assert.equal((await staff.getJson(`/tools/playback/${aid}/code/${cid}`)).status, 404, 'nor for an instructor');
+      assert.equal((await staff.getJson(`/grading/a/${aid}`)).status, 404, 'the same ids /grading refuses');
+    }
+    // an exam submission: in nobody's queue or the TA's own, yes; in another TA's, no
+    const aid = exam.users[1].assignmentId;
+    assert.equal((await taClient.getJson(`/tools/playback/${aid}/timeline`)).status, 200);
+    await dbh.q('INSERT INTO grading_tasks (assignment_id, ta_id) VALUES (?, ?)', [aid, otherTa.id]);
+    assert.equal((await taClient.getJson(`/tools/playback/${aid}/timeline`)).status, 404);
+    await dbh.q('UPDATE grading_tasks SET ta_id = ? WHERE assignment_id = ?', [ta.id, aid]);
+    assert.equal((await taClient.getJson(`/tools/playback/${aid}/timeline`)).status, 200);
+  } finally {
+    if (own.length) await dbh.q(`DELETE FROM assignments WHERE id IN (${own.map(() => '?').join(',')})`, own);
+    await dbh.q('DELETE FROM grading_tasks WHERE assignment_id = ?', [exam.users[1].assignmentId]);
+    if (people.length) await dbh.q(`DELETE FROM users WHERE id IN (${people.map(() => '?').join(',')})`, people.map((p) => p.id));
+  }
 });

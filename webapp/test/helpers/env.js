@@ -25,7 +25,7 @@ module.exports = {
   memcached: { host: get('MEMCACHED_HOST', '127.0.0.1'), port: Number(get('MEMCACHED_PORT', '11211')) },
   sessionSecret: get('SESSION_SECRET', ''),
   password: get('DEMO_PASSWORD', 'prutor-demo'),
-  loginMaxFailsPerAccountAddress: Number(get('LOGIN_MAX_FAILS_PER_ACCOUNT_ADDRESS', '10')),
-  loginMaxFailsPerAccount: Number(get('LOGIN_MAX_FAILS_PER_ACCOUNT', '100')),
-  loginMaxFailsPerAddress: Number(get('LOGIN_MAX_FAILS_PER_ADDRESS', '1000')),
+  loginMaxFailsPerAccount: Number(get('LOGIN_MAX_FAILS_PER_ACCOUNT', '10')),
+  loginLockBaseS: Number(get('LOGIN_LOCK_BASE_S', '30')),
+  bcryptCost: Number(get('BCRYPT_COST', '10')),
 };

@@ -58,3 +58,37 @@ test('the durable copy is keyed by SHA-256 of the sid (the engine computes the s
   assert.equal(sealer('another-secret-0123456789').open(sealed), null, 'another secret opens nothing');
   assert.equal(s.open(`${sealed.slice(0, -2)}AA`), null, 'tampering is detected');
 });
+
+test('attack (issue 25, finding 9): two sign-ins of one user at once under "one session per student": exactly one session survives', async () => {
+  const { createSessions } = require('../../src/shared/session');
+  const { createFakeMemcached } = require('../helpers/fake-memcached');
+  const fake = createFakeMemcached();
+  const cb = (fn) => new Promise((resolve) => fn((err, v) => resolve(v)));
+  const mc = {
+    get: (k) => cb((done) => fake.client.get(k, done)),
+    set: (k, v, t) => cb((done) => fake.client.set(k, v, t, done)),
+    del: (k) => cb((done) => fake.client.del(k, done)),
+    add: (k, v, t) => cb((done) => fake.client.add(k, v, t, done)).then((ok) => ok === true),
+  };
+  const rows = new Map(); // the sessions table: id -> { user_id, sid_sealed }
+  const pause = () => new Promise((r) => { setTimeout(r, Math.random() * 4); });
+  const db = {
+    async query(sql, params) {
+      await pause(); // a round trip to MariaDB: other requests run meanwhile
+      if (/^INSERT INTO sessions/.test(sql)) { rows.set(params[0], { user_id: params[1], sid_sealed: params[2] }); return {}; }
+      if (/^SELECT id, sid_sealed FROM sessions WHERE user_id/.test(sql)) return [...rows].filter(([, r]) => r.user_id === params[0]).map(([id, r]) => ({ id, ...r }));
+      if (/^DELETE FROM sessions WHERE user_id/.test(sql)) { for (const id of params.slice(1)) rows.delete(id); return {}; }
+      if (/^DELETE FROM sessions WHERE id/.test(sql)) { rows.delete(params[0]); return {}; }
+      throw new Error(`unexpected query ${sql}`);
+    },
+  };
+  const sessions = createSessions({ mc, db, secret: SECRET, ttl: 3600, log: { error() {} } });
+  // what the lab lock-down's hook does with one session per student: end the others first
+  sessions.onCreate('before', (req, user) => sessions.revokeUser(user.id));
+  const signIn = () => sessions.create({ sessionId: null }, { append() {} }, { id: 42, username: 's', name: 'S', role: 'student', section_id: 1 });
+  for (let round = 0; round < 20; round++) {
+    await Promise.all([signIn(), signIn()]);
+    const live = [...rows.values()].filter((r) => r.user_id === 42).length;
+    assert.equal(live, 1, `round ${round}: ${live} sessions of the student live`);
+  }
+});
