@@ -5,7 +5,7 @@
 // 1,050 failures alone cost ~1,050 bcrypt compares); the API tests try the same attacks
 // with small bounds. Accounts, section and event are the script's own and are removed
 // at the end (the demo TA and instructor sign in to look).
-//   node webapp/bench/issue25-retry.js [finding ...]     e.g. `... 2 3 10`; default all
+//   node webapp/bench/review-attacks.js [finding ...]     e.g. `... 2 3 10`; default all
 const crypto = require('node:crypto');
 const bcrypt = require('bcrypt');
 const { Client } = require('../test/helpers/http');
