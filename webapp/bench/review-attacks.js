@@ -1,5 +1,5 @@
 'use strict';
-// Issue 25: the live review's sign-in and playback attacks (findings 2, 3, 4, 7, 8, 9,
+// The live security review's sign-in and playback attacks (findings 2, 3, 4, 7, 8, 9,
 // 10) tried again against the running stack, through HAProxy (BASE_URL, default
 // http://127.0.0.1:8080), printing what came back. Not part of `make test` (finding 4's
 // 1,050 failures alone cost ~1,050 bcrypt compares); the API tests try the same attacks
