@@ -206,7 +206,7 @@ check_helm() {
 }
 
 # What the chart must keep so that the client's address is the student's and a pod that is
-# broken into reaches little (issue 25): read back from the rendered manifests.
+# broken into reaches little: read back from the rendered manifests.
 check_helm_security() {
   local helm=$1 chart=$2 out=$3 kube=(--kube-version "${HELM_KUBE_VERSION:-1.31.0}") alt
   yaml_to_json <<<"$out" | jq -e '

@@ -3,7 +3,7 @@
 // generated one, an import's, the first admin's, and the dummy compared when a name
 // matches no account. A sign-in then takes as long whether the name exists or not;
 // a stored hash of another cost (made before, or under another BCRYPT_COST) would
-// tell its accounts apart by timing (issue 25, finding 8: imported accounts hashed
+// tell its accounts apart by timing (imported accounts were once hashed
 // two steps cheaper), so it is redone at its account's next correct sign-in.
 const crypto = require('node:crypto');
 const bcrypt = require('bcrypt');

@@ -6,7 +6,7 @@
 // Reserved before the compare. An attempt is charged (one atomic memcached incr, or
 // add for a new counter) and checked in the same step BEFORE its password is
 // compared, so attempts sent at the same moment count while they are in flight: the
-// 11th of 150 simultaneous guesses is already refused (issue 25, finding 2). A wrong
+// 11th of 150 simultaneous guesses is already refused. A wrong
 // password keeps the charge; a correct one clears the counter; a compare our side
 // could not do (503) gives its charge back.
 //

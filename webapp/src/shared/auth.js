@@ -52,7 +52,7 @@ function csrfProtection({ exempt = [] } = {}) {
 
 // The sign-in form has no session and so no CSRF token: a page on another site could
 // post it and sign the student's browser into the attacker's account, where the
-// student's saves would then land (login CSRF; issue 25, finding 10). Browsers say
+// student's saves would then land (login CSRF). Browsers say
 // where a request comes from: Sec-Fetch-Site (every current one), else Origin (a
 // sandboxed frame sends "null"), else Referer; a client that sends none of them
 // (curl, JMeter, a test) is no browser another site's page could drive.

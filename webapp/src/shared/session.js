@@ -154,7 +154,7 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
   // One sign-in of a user at a time, across workers and replicas (memcached add is
   // atomic): the sign-in hooks end the user's other sessions before the new one exists
   // (one session per student under a lab lock-down), and two sign-ins at once would
-  // each end the sessions before both, then both create theirs (issue 25, finding 9).
+  // each end the sessions before both, then both create theirs.
   // With memcached unreachable sign-ins go on unserialized (sessions live in MariaDB).
   async function lockUser(uid) {
     const key = `signin-lock:${uid}`;

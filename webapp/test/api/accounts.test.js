@@ -156,7 +156,7 @@ test('change password: checks the current one, then the new one works', async ()
   }
 });
 
-test('attack (issue 25, finding 10): a sign-in posted by another site\'s page is refused; this site\'s own page signs in', async () => {
+test('attack: a sign-in posted by another site\'s page is refused; this site\'s own page signs in', async () => {
   const evil = new Client();
   const r = await evil.post('/accounts/login', {
     form: { username: 'student03', password: env.password }, headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },

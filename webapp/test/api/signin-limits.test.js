@@ -1,6 +1,6 @@
 'use strict';
 // Sign-in limits an attacker can neither outrun nor turn against a student
-// (accounts/ratelimit.js), each attack of issue 25 tried against the running stack on
+// (accounts/ratelimit.js), each attack of the live security review tried against the running stack on
 // accounts of the test's own. Simultaneous guesses go through HAProxy; clients that
 // need addresses of their own play HAProxy and talk to the webapp directly with
 // X-Forwarded-For, which the webapp believes from loopback only (TRUST_PROXY; HAProxy

@@ -138,7 +138,7 @@ test('a big import hashes with bounded concurrency and reports every row', async
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.counts.created, n);
   assert.equal(new Set(r.json.report.map((x) => x.password)).size, n, 'one distinct temporary password each');
-  // issue 25, finding 8: a cheaper hash than the dummy compared for unknown names told these accounts apart by timing
+  // a cheaper hash than the dummy compared for unknown names told these accounts apart by timing
   const costs = await dbh.q(`SELECT DISTINCT SUBSTRING(password_hash, 5, 2) AS cost FROM users WHERE username IN (${lines.map(() => '?').join(',')})`,
     lines.map((l) => l.split(',')[0]));
   assert.deepEqual(costs.map((c) => Number(c.cost)), [env.bcryptCost], 'generated passwords are hashed at the one cost (BCRYPT_COST)');

@@ -101,7 +101,7 @@ test('a second sign-in ends the first; the first browser is told why, staff see 
   assert.equal(log.filter((l) => l.kind === 'sign_in' && l.username === who.username).length, 2);
 });
 
-test('attack (issue 25, finding 9): two sign-ins of one student at the same moment: exactly one session survives', async () => {
+test('attack: two sign-ins of one student at the same moment: exactly one session survives', async () => {
   await setLock('127.0.0.0/8', true);
   const who = exam.users[1];
   for (let round = 0; round < 20; round++) {

@@ -83,7 +83,7 @@ test('versions of another assignment, bad positions and other roles are refused'
   assert.equal((await new Client().get(`/tools/playback/${aid}`)).status, 302);
 });
 
-test('attack (issue 25, finding 7): ids in sequence open only what the staff member may grade; scratchpad, practice and staff\'s own files are 404', async () => {
+test('attack: ids in sequence open only what the staff member may grade; scratchpad, practice and staff\'s own files are 404', async () => {
   const hash = (await dbh.q("SELECT password_hash FROM users WHERE username = 'student01'"))[0].password_hash;
   const people = [];
   const person = async (role) => {

@@ -1,5 +1,5 @@
 'use strict';
-// Login CSRF (issue 25, finding 10): a sign-in posted by another site's page is refused
+// Login CSRF: a sign-in posted by another site's page is refused
 // with 403 and a sentence; this site's own page, and clients that are no browser, pass.
 // Through a real Express app, so req.host is what the webapp sees.
 const test = require('node:test');

@@ -59,7 +59,7 @@ test('the durable copy is keyed by SHA-256 of the sid (the engine computes the s
   assert.equal(s.open(`${sealed.slice(0, -2)}AA`), null, 'tampering is detected');
 });
 
-test('attack (issue 25, finding 9): two sign-ins of one user at once under "one session per student": exactly one session survives', async () => {
+test('attack: two sign-ins of one user at once under "one session per student": exactly one session survives', async () => {
   const { createSessions } = require('../../src/shared/session');
   const { createFakeMemcached } = require('../helpers/fake-memcached');
   const fake = createFakeMemcached();

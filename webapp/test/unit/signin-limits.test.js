@@ -1,7 +1,7 @@
 'use strict';
 // Sign-in limits (accounts/ratelimit.js) through the accounts service, with the
 // library's memcached code path over an in-process memcached (helpers/fake-memcached.js)
-// and small bounds: each test tries one attack of issue 25 (findings 2, 3, 4, 8).
+// and small bounds: each test tries one attack of the live security review.
 // The same attacks against the real stack: test/api/signin-limits.test.js.
 const test = require('node:test');
 const assert = require('node:assert/strict');
