@@ -2,7 +2,7 @@
 // A revocation memcached does not take (issue 25): its deletes fail, memcached comes
 // back with the revoked copy still there, and that copy must be refused until the
 // retry deletes it. memcached is an in-memory stand-in whose del can fail; MariaDB a
-// stand-in for the few statements session.js sends (the api suite runs the real ones).
+// stand-in that answers the few statements session.js sends (their SQL is not run here).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createSessions, cookieValue } = require('../../src/shared/session');
