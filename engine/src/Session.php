@@ -10,9 +10,14 @@ namespace Prutor\Engine;
  * When memcached misses (restarted, evicted) or is down, the durable copy in MariaDB
  * (`sessions`, keyed by base64url(SHA-256(sid)); webapp/src/shared/session.js writes
  * it) is read and put back, so a memcached restart signs nobody out.
+ * A memcached copy is refused while its session is in `session_revocations`: revoked
+ * while memcached could not take the delete (issue 25; the webapp retries it).
  */
 final class Session
 {
+    private const REVOKED_REFRESH_S = 2;
+    public const REVOKED_CACHE_KEY = 'sessions:revoked';
+
     private static ?\Memcached $mc = null;
 
     /** @param array<string, mixed> $data */
@@ -80,6 +85,9 @@ final class Session
         }
         $mc = self::memcached($c);
         $data = self::decode($mc->get('sess:' . $sid));
+        if ($data !== null && self::revokedPending($c, $sid)) {
+            return null; // its row in `sessions` is gone: no second chance below
+        }
         if ($data === null) {
             $memcachedUp = $mc->getResultCode() === \Memcached::RES_NOTFOUND
                 || $mc->getResultCode() === \Memcached::RES_SUCCESS;
@@ -95,6 +103,29 @@ final class Session
             }
         }
         return new self($data);
+    }
+
+    /**
+     * Whether the session was revoked while memcached could not take the delete of its
+     * copy there (`session_revocations`, rows written and removed by the webapp). The
+     * table's ids are kept in APCu for REVOKED_REFRESH_S seconds, as long as a webapp
+     * worker keeps its list: one query per refresh for the whole engine (as LabLock),
+     * none per request. The table is almost always empty; a database error propagates
+     * (503): without the list a revoked copy cannot be told apart.
+     */
+    public static function revokedPending(Config $c, string $sid): bool
+    {
+        $hit = false;
+        $ids = apcu_fetch(self::REVOKED_CACHE_KEY, $hit);
+        if (!$hit || !is_array($ids)) {
+            $ids = [];
+            $rows = Db::run($c, 'SELECT id FROM session_revocations WHERE expires_at > UTC_TIMESTAMP(3) LIMIT 10000')->fetchAll();
+            foreach ($rows as $r) {
+                $ids[(string) $r['id']] = true;
+            }
+            apcu_store(self::REVOKED_CACHE_KEY, $ids, self::REVOKED_REFRESH_S);
+        }
+        return $ids !== [] && isset($ids[self::storeKey($sid)]);
     }
 
     /** The durable copy's key: base64url(SHA-256(sid)), never the sid itself. */

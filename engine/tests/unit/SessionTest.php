@@ -44,6 +44,48 @@ final class SessionTest extends TestCase
         $this->assertNull(Session::load($c, 'other=1; prutor.sid=garbage'));
     }
 
+    /**
+     * A session revoked while memcached could not take the delete (issue 25): its copy,
+     * still in memcached, is refused while its id is in session_revocations. A private
+     * memcached; the table's ids as the APCu cache holds them (no database needed).
+     */
+    public function testACopyWhoseRevocationIsPendingIsRefused(): void
+    {
+        if (!is_executable('/usr/bin/memcached')) {
+            $this->markTestSkipped('no /usr/bin/memcached');
+        }
+        $probe = stream_socket_server('tcp://127.0.0.1:0');
+        $port = (int) substr((string) stream_socket_get_name($probe, false), strlen('127.0.0.1:'));
+        fclose($probe);
+        $argv = ['/usr/bin/memcached', '-l', '127.0.0.1', '-p', (string) $port, '-U', '0', '-m', '8'];
+        if (posix_geteuid() === 0) {
+            array_push($argv, '-u', 'nobody'); // memcached refuses to run as root
+        }
+        $proc = proc_open($argv, [], $pipes);
+        $mcRef = new \ReflectionProperty(Session::class, 'mc');
+        try {
+            for ($i = 0; $i < 100 && !($probe = @fsockopen('127.0.0.1', $port, $errno, $errstr, 0.1)); $i++) {
+                usleep(20000); // a first refused connect would disable the server for a while
+            }
+            $mc = new \Memcached();
+            $mc->addServer('127.0.0.1', $port);
+            $this->assertTrue($mc->set('sess:' . self::SID, '{"uid":7,"role":"student","csrf":"x"}', 60), 'the private memcached answers');
+            $mcRef->setValue(null, $mc);
+            $c = Config::fromEnv(['SESSION_SECRET' => 's3cret']);
+            $cookie = 'prutor.sid=' . Session::sign(self::SID, 's3cret');
+
+            apcu_store(Session::REVOKED_CACHE_KEY, [Session::storeKey('B' . substr(self::SID, 1)) => true], 60);
+            $this->assertSame(7, Session::load($c, $cookie)?->userId(), 'another session\'s pending revocation changes nothing');
+            apcu_store(Session::REVOKED_CACHE_KEY, [Session::storeKey(self::SID) => true], 60);
+            $this->assertNull(Session::load($c, $cookie), 'the copy of a revoked session is refused');
+        } finally {
+            apcu_delete(Session::REVOKED_CACHE_KEY);
+            $mcRef->setValue(null, null);
+            proc_terminate($proc, 9); // SIGTERM waits about a second for its clients
+            proc_close($proc);
+        }
+    }
+
     public function testConfigDefaultsFollowContracts(): void
     {
         $c = Config::fromEnv([]);

@@ -11,7 +11,10 @@
 // and holds the sid only sealed (AES-256-GCM under a key derived from the secret):
 // a copy of the database alone opens no session, yet revocation can still find the
 // memcached entries to delete. Revoking (sign-out, change of role, password or
-// activation) removes both copies.
+// activation) removes both copies. A memcached copy whose delete fails (memcached
+// unreachable for a moment) would outlive the revocation, since a memcached hit is
+// trusted: it is recorded in MariaDB `session_revocations` (migration 033), and until
+// a retried delete succeeds every worker and the engine refuse that hit (issue 25).
 //
 // The API other domains use: create(req, res, user), destroy(req, res),
 // update(req, patch), revokeUser(uid, {keep}), listUser(uid), middleware.
@@ -28,6 +31,13 @@ const REVOKE_SECOND_PASS_MS = 2000;
 const LOCK_WAIT_MS = 5000;
 const LOCK_TTL_S = 10;
 const LOCK_RETRY_S = 2;
+// How often each worker re-reads session_revocations and retries its deletes: the
+// longest another worker may still accept a copy whose delete just failed (the engine
+// refreshes its copy of the table as often: engine/src/Session.php).
+const REVOCATIONS_REFRESH_MS = 2000;
+// A recorded revocation is kept for the session TTL plus this margin (clock skew
+// between the webapp and MariaDB): by then its memcached copy has expired anyway.
+const REVOCATION_MARGIN_S = 60;
 
 function b64url(buf) { return Buffer.from(buf).toString('base64url'); }
 function newId() { return b64url(crypto.randomBytes(32)); }
@@ -90,7 +100,7 @@ function parseSession(raw) {
   } catch { return null; } // corrupt entry: treated as no session
 }
 
-function createSessions({ mc, db, secret, ttl, secure = false, log = console }) {
+function createSessions({ mc, db, secret, ttl, secure = false, log = console, revocationsRefreshMs = REVOCATIONS_REFRESH_MS }) {
   // Sign-in hooks (the lab lock-down, src/lockdown): `before` may refuse the
   // sign-in (throw) or end the user's other sessions; `after` sees the new sid.
   const hooks = { before: [], after: [] };
@@ -123,11 +133,82 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
     return rows[0] ? parseSession(rows[0].data) : null;
   }
 
+  // Store keys of the revoked sessions whose memcached copy may still be there: the
+  // rows of session_revocations as last read, plus this worker's own failed deletes,
+  // counted at once and kept until its own retry of them succeeds (so neither a read
+  // that misses a row being inserted nor a failed insert drops them).
+  let revoked = new Set();
+  const mine = new Map(); // id -> {id, sid}
+  let refresher = null;
+  let refreshing = false;
+  let lastRefreshWarning = 0;
+
+  // Re-reads the table and retries the deletes; a row goes once its delete succeeded.
+  // Every worker polls (a range read of an almost always empty table every 2 s),
+  // because a failure recorded by one worker must reach all of them. Started by the
+  // first request or failure, so a sessions object used only for its API polls nothing.
+  async function refreshRevocations() {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      const rows = await db.query(
+        'SELECT id, sid_sealed FROM session_revocations WHERE expires_at > UTC_TIMESTAMP(3) LIMIT 10000');
+      const pending = new Map(mine);
+      // sealed under an old secret (sid null): its cookie no longer verifies, nothing to delete
+      for (const r of rows) if (!pending.has(r.id)) pending.set(r.id, { id: r.id, sid: seal.open(r.sid_sealed) });
+      revoked = new Set(pending.keys());
+      const done = [];
+      await Promise.all([...pending.values()].map(async (s) => {
+        try {
+          if (s.sid) await mc.del(`sess:${s.sid}`);
+          done.push(s.id);
+        } catch (err) { mcFailed('del', err); }
+      }));
+      if (!done.length) return;
+      await db.query(`DELETE FROM session_revocations WHERE id IN (${done.map(() => '?').join(',')})`, done);
+      for (const id of done) mine.delete(id);
+    } catch (err) {
+      // The last list read stays in force.
+      if (Date.now() - lastRefreshWarning > 10000) {
+        lastRefreshWarning = Date.now();
+        log.error(`[webapp ${process.pid}] reading session_revocations failed (${err.message}); the last list read is kept`);
+      }
+    } finally {
+      refreshing = false;
+    }
+  }
+  function startRefresher() {
+    if (refresher) return;
+    refresher = setInterval(refreshRevocations, revocationsRefreshMs);
+    refresher.unref();
+    refreshRevocations();
+  }
+
+  // Deletes the memcached copies of revoked sessions [{id, sid, sealed}]. Those whose
+  // delete fails are refused by this worker at once and recorded for the others, the
+  // engine and the retry; a failure to record propagates (the revocation is not done).
+  async function deleteCopies(list) {
+    const failed = [];
+    await Promise.all(list.map((s) => mc.del(`sess:${s.sid}`).catch((err) => { mcFailed('del', err); failed.push(s); })));
+    if (!failed.length) return;
+    for (const s of failed) {
+      revoked.add(s.id);
+      mine.set(s.id, { id: s.id, sid: s.sid });
+    }
+    startRefresher();
+    await db.query(
+      `INSERT INTO session_revocations (id, sid_sealed, expires_at) VALUES
+       ${failed.map(() => '(?, ?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND)').join(', ')}
+       ON DUPLICATE KEY UPDATE expires_at = VALUES(expires_at)`,
+      failed.flatMap((s) => [s.id, s.sealed, ttl + REVOCATION_MARGIN_S]));
+  }
+
   // Loads req.session (or null). One memcached get per request with a valid cookie;
   // a miss costs one primary-key read and puts the session back.
   async function middleware(req, res, next) {
     req.session = null;
     req.sessionId = null;
+    if (!refresher) startRefresher();
     const sid = verify(readCookie(req.headers.cookie, COOKIE), secret);
     if (!sid) return next();
     let data = null;
@@ -135,6 +216,8 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
     try {
       data = parseSession(await mc.get(`sess:${sid}`));
     } catch (err) { mcUp = false; mcFailed('get', err); }
+    // A revoked session's copy that memcached still holds: no session (its row is gone).
+    if (data && revoked.size && revoked.has(storeKey(sid))) return next();
     if (!data) {
       data = await readDurable(sid);
       if (data && mcUp) await mc.set(`sess:${sid}`, JSON.stringify(data), remaining(data)).catch((err) => mcFailed('set', err));
@@ -147,8 +230,9 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
   }
 
   async function end(sid) {
-    await db.query('DELETE FROM sessions WHERE id = ?', [storeKey(sid)]);
-    await mc.del(`sess:${sid}`).catch((err) => mcFailed('del', err));
+    const id = storeKey(sid);
+    await db.query('DELETE FROM sessions WHERE id = ?', [id]);
+    await deleteCopies([{ id, sid, sealed: seal.seal(sid) }]);
   }
 
   // One sign-in of a user at a time, across workers and replicas (memcached add is
@@ -236,10 +320,11 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
     await db.query(
       `DELETE FROM sessions WHERE user_id = ? AND id IN (${gone.map(() => '?').join(',')})`,
       [uid, ...gone.map((r) => r.id)]);
-    const keys = gone.map((r) => seal.open(r.sid_sealed)).filter(Boolean).map((sid) => `sess:${sid}`);
-    const delAll = () => Promise.all(keys.map((k) => mc.del(k).catch((err) => mcFailed('del', err))));
-    await delAll();
-    setTimeout(delAll, REVOKE_SECOND_PASS_MS).unref();
+    const copies = gone.map((r) => ({ id: r.id, sid: seal.open(r.sid_sealed), sealed: r.sid_sealed })).filter((s) => s.sid);
+    await deleteCopies(copies);
+    setTimeout(() => deleteCopies(copies).catch((err) => {
+      log.error(`[webapp ${process.pid}] recording revoked sessions of user ${uid} failed: ${err.message}`);
+    }), REVOKE_SECOND_PASS_MS).unref();
     return gone.length;
   }
 
@@ -254,6 +339,7 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console }) 
   // table small. Called by each worker now and then.
   async function purgeExpired(limit = 5000) {
     const r = await db.query(`DELETE FROM sessions WHERE expires_at < UTC_TIMESTAMP(3) LIMIT ${Number(limit) | 0}`);
+    await db.query(`DELETE FROM session_revocations WHERE expires_at < UTC_TIMESTAMP(3) LIMIT ${Number(limit) | 0}`);
     return r.affectedRows;
   }
 
