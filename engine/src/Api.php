@@ -44,6 +44,11 @@ final class Api
             return;
         }
         echo json_encode($out, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PARTIAL_OUTPUT_ON_ERROR);
+        if ($status === 408 || $status === 413) {
+            // a refused body: sent now, Apache marks the connection to close and does not
+            // first read (discard) the rest of the body, which a slow client never finishes
+            flush();
+        }
     }
 
     /**
