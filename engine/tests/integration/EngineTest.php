@@ -403,10 +403,10 @@ final class EngineTest extends TestCase
         };
         $slow = [];
         foreach (['burst0', 'burst1', 'burst2', 'burst3'] as $who) {
-            $slow[$who] = ['sock' => $open($f->url, $who), 'status' => null, 's' => null];
+            $slow[$who] = ['sock' => $open($f->url, $who), 'got' => '', 'status' => null, 's' => null];
         }
         foreach (['burst4', 'burst5'] as $who) {
-            $slow[$who] = ['sock' => $open($f->engineUrl, $who), 'status' => null, 's' => null];
+            $slow[$who] = ['sock' => $open($f->engineUrl, $who), 'got' => '', 'status' => null, 's' => null];
         }
         $t0 = microtime(true);
         usleep(500000);
@@ -419,8 +419,8 @@ final class EngineTest extends TestCase
                 if ($c['status'] !== null) {
                     continue;
                 }
-                $got = (string) @fread($c['sock'], 200);
-                if (preg_match('#^HTTP/1\.[01] (\d{3})#', $got, $m)) {
+                $c['got'] .= (string) @fread($c['sock'], 200);
+                if (preg_match('#^HTTP/1\.[01] (\d{3}) #', $c['got'], $m)) {
                     [$c['status'], $c['s']] = [(int) $m[1], microtime(true) - $t0];
                     fclose($c['sock']);
                 } elseif (microtime(true) >= $next) {
