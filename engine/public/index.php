@@ -4,4 +4,4 @@ declare(strict_types=1);
 
 require dirname(__DIR__) . '/src/autoload.php';
 
-(new Prutor\Engine\Api(Prutor\Engine\Config::get()))->handle($_SERVER, (string) file_get_contents('php://input'));
+(new Prutor\Engine\Api(Prutor\Engine\Config::get()))->handle($_SERVER);

@@ -16,13 +16,13 @@ final class Api
     }
 
     /** @param array<string, mixed> $server */
-    public function handle(array $server, string $body): void
+    public function handle(array $server): void
     {
         $t0 = hrtime(true);
         $method = (string) ($server['REQUEST_METHOD'] ?? 'GET');
         $path = (string) parse_url((string) ($server['REQUEST_URI'] ?? '/'), PHP_URL_PATH);
         try {
-            [$status, $out, $headers] = $this->route($method, $path, $server, $body);
+            [$status, $out, $headers] = $this->route($method, $path, $server);
         } catch (HttpError $e) {
             [$status, $out, $headers] = [$e->status, ['error' => $e->getMessage()], $e->headers];
         } catch (\PDOException $e) {
@@ -44,16 +44,21 @@ final class Api
             return;
         }
         echo json_encode($out, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PARTIAL_OUTPUT_ON_ERROR);
+        if ($status === 408 || $status === 413) {
+            // a refused body: sent now, Apache marks the connection to close and does not
+            // first read (discard) the rest of the body, which a slow client never finishes
+            flush();
+        }
     }
 
     /**
      * @param array<string, mixed> $server
      * @return array{0: int, 1: mixed, 2: array<string, string>}
      */
-    private function route(string $method, string $path, array $server, string $body): array
+    private function route(string $method, string $path, array $server): array
     {
         if (Jobe\Router::handles($path)) {
-            return (new Jobe\Router($this->c))->route($method, $path, $server, $body);
+            return (new Jobe\Router($this->c))->route($method, $path, $server);
         }
         $path = rtrim($path, '/') ?: '/';
         $routes = [
@@ -66,7 +71,6 @@ final class Api
         if ($routes[$path] !== $method) {
             throw new HttpError(405, 'use ' . $routes[$path] . ' for ' . $path, ['Allow' => $routes[$path]]);
         }
-        $in = $method === 'POST' ? Input::parse((string) ($server['CONTENT_TYPE'] ?? ''), $body) : new Input([]);
         switch ($path) {
             case '/healthz':
             case '/engine/healthz':
@@ -74,10 +78,12 @@ final class Api
             case '/metrics':
                 return [200, ['counters' => Metrics::all(), 'isolation' => apcu_fetch('sandbox:isolation') ?: 'unknown'], []];
         }
+        // who asks, before a byte of the body is read: an anonymous request costs no read
         $session = Session::load($this->c, (string) ($server['HTTP_COOKIE'] ?? ''));
         if ($session === null) {
             throw new HttpError(401, 'please log in first');
         }
+        $in = Input::parse((string) ($server['CONTENT_TYPE'] ?? ''), RequestBody::read($server, $this->c->maxBodyBytes));
         $token = (string) ($server['HTTP_X_CSRF_TOKEN'] ?? ($in->fields['_csrf'] ?? ''));
         if (!$session->csrfOk($token)) {
             throw new HttpError(403, 'the page is out of date (CSRF check failed): reload it and try again');

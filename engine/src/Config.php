@@ -30,6 +30,10 @@ final class Config
     public bool $allowPlain;
     public int $maxCodeBytes;
     public int $maxInputBytes;
+    /** the largest request body of /compile, /execute, /evaluate (and HAProxy's limit for them) */
+    public int $maxBodyBytes;
+    /** the largest request body of a Jobe call (Apache's LimitRequestBody) */
+    public int $jobeMaxBodyBytes;
     public int $storedOutputBytes;
     public int $evaluatePerMinute;
     public string $launcher;
@@ -49,6 +53,10 @@ final class Config
     public int $jobeFileMaxBytes;
     public int $jobeFilesMaxBytes;
     public int $jobeFilesMaxFiles;
+    /** sandbox slots Jobe runs may hold at once: fewer than $slots, the rest stay for students */
+    public int $jobeSlots;
+    /** a Jobe run's CPU time while an event is open (a running exam keeps its slots turning over) */
+    public int $jobeExamCpuTimeMs;
     /** the class that explains gcc's messages (Help\CompileHelper), or "none" */
     public string $compileHelper;
     /** @var array<string, int> run limits */
@@ -106,6 +114,9 @@ final class Config
         // the webapp reads the same MAX_CODE_BYTES: one limit for a save and a compile
         $c->maxCodeBytes = $i('MAX_CODE_BYTES', 65536);
         $c->maxInputBytes = $i('ENGINE_MAX_INPUT_BYTES', 65536);
+        // code and input, and room for JSON's escapes and the other fields (bin/prutor: the same rule)
+        $c->maxBodyBytes = $i('ENGINE_MAX_BODY_BYTES', $c->maxCodeBytes + $c->maxInputBytes + 65536);
+        $c->jobeMaxBodyBytes = $i('ENGINE_JOBE_MAX_BODY_BYTES', 4 * 1024 * 1024);
         $c->storedOutputBytes = $i('ENGINE_STORED_OUTPUT_BYTES', 16384);
         $c->evaluatePerMinute = $i('ENGINE_EVALUATE_PER_MINUTE', 12);
         $c->launcher = $s('SANDBOX_LAUNCHER', '/usr/local/lib/prutor/prutor-box');
@@ -131,6 +142,10 @@ final class Config
         $c->jobeFileMaxBytes = $i('ENGINE_JOBE_FILE_MAX_BYTES', 8 * 1024 * 1024);
         $c->jobeFilesMaxBytes = $i('ENGINE_JOBE_FILES_MAX_BYTES', 256 * 1024 * 1024);
         $c->jobeFilesMaxFiles = $i('ENGINE_JOBE_FILES_MAX_FILES', 20000);
+        // half the slots by default; at least one slot always stays for students (with a
+        // single slot there is nothing to reserve, and Jobe shares it)
+        $c->jobeSlots = max(1, min($c->slots - 1, $i('ENGINE_JOBE_SLOTS', intdiv($c->slots, 2))));
+        $c->jobeExamCpuTimeMs = $i('ENGINE_JOBE_EXAM_CPU_TIME_MS', 5000);
         $c->compileHelper = $s('ENGINE_COMPILE_HELPER', Help\RuleBasedHelper::class);
         $c->runLimits = [
             'CPU_TIME_MS' => $i('SANDBOX_CPU_TIME_MS', 2000),

@@ -21,9 +21,6 @@ final class Input
             }
             return new self($in);
         }
-        if (stripos($contentType, 'multipart/form-data') !== false) {
-            return new self($_POST);
-        }
         parse_str($body, $in);
         return new self($in);
     }

@@ -7,7 +7,7 @@ namespace Prutor\Engine;
 /** Counters shared by the Apache workers (APCu); GET /metrics shows them. */
 final class Metrics
 {
-    public const NAMES = ['gcc', 'compile_run', 'cache_hit', 'cache_wait_hit', 'run', 'busy', 'compile', 'execute', 'evaluate', 'jobe'];
+    public const NAMES = ['gcc', 'compile_run', 'cache_hit', 'cache_wait_hit', 'run', 'busy', 'compile', 'execute', 'evaluate', 'jobe', 'busy_jobe'];
 
     public static function inc(string $name, int $by = 1): void
     {

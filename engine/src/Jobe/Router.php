@@ -6,6 +6,7 @@ namespace Prutor\Engine\Jobe;
 
 use Prutor\Engine\Config;
 use Prutor\Engine\HttpError;
+use Prutor\Engine\RequestBody;
 
 /**
  * The Jobe REST API (trampgeek/jobe's restapi, as Moodle CodeRunner calls it) under
@@ -30,7 +31,7 @@ final class Router
      * @param array<string, mixed> $server
      * @return array{0: int, 1: mixed, 2: array<string, string>}
      */
-    public function route(string $method, string $path, array $server, string $body): array
+    public function route(string $method, string $path, array $server): array
     {
         try {
             if (!preg_match(self::PREFIX, rtrim($path, '/'), $m)) {
@@ -44,6 +45,7 @@ final class Router
             // runs and file PUTs are each counted against the caller's own hourly budget
             $counted = $resource === 'runs' ? 'runs' : ($method === 'PUT' ? 'puts' : null);
             $caller = (new Access($this->c))->admit($server, $counted);
+            $body = RequestBody::read($server, $this->c->jobeMaxBodyBytes);
             return match ($resource) {
                 'languages' => [200, Languages::list($this->c), []],
                 'runs' => (new Runs($this->c))->post(self::json($body), $caller),

@@ -6,7 +6,9 @@ namespace Prutor\Engine\Jobe;
 
 use Prutor\Engine\Config;
 use Prutor\Engine\Environments;
+use Prutor\Engine\Events;
 use Prutor\Engine\HttpError;
+use Prutor\Engine\Lane;
 use Prutor\Engine\Metrics;
 use Prutor\Engine\Runner;
 use Prutor\Engine\Telemetry;
@@ -20,6 +22,10 @@ use Prutor\Engine\Verdict;
  * Jobe does, the others are clamped. Runs are sandboxed as Jobe's are (a writable working
  * directory, exec allowed, memorylimit as the address space: a 2 GB malloc fails). Every run
  * is logged with its caller (key id or address).
+ *
+ * Runs share the engine with students, so they take at most ENGINE_JOBE_SLOTS of its slots
+ * (Lane; the rest stay for students), and while an event is running (Events) their CPU time
+ * (and so their wall time, twice it and a second) is cut to ENGINE_JOBE_EXAM_CPU_TIME_MS.
  */
 final class Runs
 {
@@ -67,7 +73,7 @@ final class Runs
         }
         $env = $envs[$language];
         $params = is_array($spec['parameters'] ?? null) ? $spec['parameters'] : [];
-        $limits = self::limits($this->c, $env, $params);
+        $limits = self::limits($this->c, $env, $params, Events::running($this->c) ? $this->c->jobeExamCpuTimeMs : null);
         $source = $spec['sourcecode'];
         if (strlen($source) > self::MAX_SOURCE_BYTES) {
             throw new HttpError(400, 'sourcecode is too long (at most ' . self::MAX_SOURCE_BYTES . ' bytes)');
@@ -95,8 +101,10 @@ final class Runs
 
         Metrics::inc('jobe');
         $runner = new Runner($this->c);
+        $lane = new Lane($this->c, 'jobe', $this->c->jobeSlots);
         $cr = null;
         try {
+            $lane->enter();
             $cr = $runner->compile($env, $source, $files);
             if (!$cr['ok']) {
                 $out = self::result($cr['internal'] ? self::INTERNAL_ERROR : self::COMPILATION_ERROR, $cr['raw']);
@@ -114,6 +122,7 @@ final class Runs
             $out = self::result(self::SERVER_OVERLOAD);
         } finally {
             $runner->release();
+            $lane->leave();
         }
         Telemetry::log($this->c, 'jobe_run', ['caller' => $caller['label'], 'address' => $caller['address'], 'language' => $language,
             'outcome' => $out['outcome'], 'from_cache' => (bool) ($cr['from_cache'] ?? false), 'cpu_limit_ms' => $limits['CPU_TIME_MS'],
@@ -123,13 +132,14 @@ final class Runs
 
     /**
      * The run's limits: the environment's, then Jobe's defaults for the language, then the
-     * caller's parameters within the environment's maxima.
+     * caller's parameters within the environment's maxima; the CPU time at most $cpuCapMs
+     * (an event running) whatever was asked.
      *
      * @param array<string, mixed> $env
      * @param array<string, mixed> $params
      * @return array<string, int>
      */
-    public static function limits(Config $c, array $env, array $params): array
+    public static function limits(Config $c, array $env, array $params, ?int $cpuCapMs = null): array
     {
         $l = Environments::limits($c, $env);
         $max = Environments::maxima($c, $env);
@@ -152,6 +162,9 @@ final class Runs
             if ($v !== null) {
                 $l[$k] = max(1, min($max[$k], (int) round($v * $unit)));
             }
+        }
+        if ($cpuCapMs !== null) {
+            $l['CPU_TIME_MS'] = min($l['CPU_TIME_MS'], $cpuCapMs);
         }
         return $l;
     }

@@ -380,6 +380,66 @@ final class EngineTest extends TestCase
         $this->assertHealthyAfter('burst');
     }
 
+    /**
+     * Issue 25, finding 1: six connections announce a large body and trickle a byte a
+     * second, four through the front door ($f->url: HAProxy in make test) and two straight
+     * to Apache. Meanwhile a student's run is answered at once (before the fix: 503 "busy"
+     * after 3 s, for as long as they were held), and every slow one gets 408 once
+     * ENGINE_BODY_TIMEOUT_S has passed: HAProxy's wait for the body, Apache's deadline.
+     * About ENGINE_BODY_TIMEOUT_S (10 s).
+     */
+    public function testSlowBodiesHoldNoEngineConnection(): void
+    {
+        $f = self::f();
+        $limitS = (int) (getenv('ENGINE_BODY_TIMEOUT_S') ?: 10);
+        $open = static function (string $base, string $who) use ($f) {
+            $u = parse_url($base);
+            $sock = stream_socket_client('tcp://' . $u['host'] . ':' . ($u['port'] ?? 80), $errno, $err, 5);
+            if ($sock === false) {
+                throw new \RuntimeException("connect $base: $err");
+            }
+            fwrite($sock, "POST /compile HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 150000\r\n"
+                . 'Cookie: ' . $f->sessions[$who]['cookie'] . "\r\nX-CSRF-Token: " . $f->sessions[$who]['csrf'] . "\r\n\r\n{");
+            stream_set_blocking($sock, false);
+            return $sock;
+        };
+        $slow = [];
+        foreach (['burst0', 'burst1', 'burst2', 'burst3'] as $who) {
+            $slow[$who] = ['sock' => $open($f->url, $who), 'got' => '', 'status' => null, 's' => null];
+        }
+        foreach (['burst4', 'burst5'] as $who) {
+            $slow[$who] = ['sock' => $open($f->engineUrl, $who), 'got' => '', 'status' => null, 's' => null];
+        }
+        $t0 = microtime(true);
+        usleep(500000);
+        $r = $f->call('POST', '/execute', ['assignment_id' => $f->ids['practice'], 'code' => self::HELLO . '/* slow bodies ' . $f->tag . ' */', 'input' => '']);
+        $this->assertSame([200, 'accepted'], [$r['status'], $r['json']['verdict'] ?? null], $r['raw']);
+        $this->assertLessThan(3000, $r['ms'], 'a student is served while the slow bodies arrive');
+        $next = 0.0;
+        while (microtime(true) - $t0 < $limitS + 5 && in_array(null, array_column($slow, 'status'), true)) {
+            foreach ($slow as $who => &$c) {
+                if ($c['status'] !== null) {
+                    continue;
+                }
+                $c['got'] .= (string) @fread($c['sock'], 200);
+                if (preg_match('#^HTTP/1\.[01] (\d{3}) #', $c['got'], $m)) {
+                    [$c['status'], $c['s']] = [(int) $m[1], microtime(true) - $t0];
+                    fclose($c['sock']);
+                } elseif (microtime(true) >= $next) {
+                    @fwrite($c['sock'], ' ');
+                }
+            }
+            unset($c);
+            $next = microtime(true) >= $next ? microtime(true) + 1.0 : $next;
+            usleep(50000);
+        }
+        foreach ($slow as $who => $c) {
+            $this->assertSame(408, $c['status'], "$who's slow body");
+            $this->assertLessThan($limitS + 3, $c['s'], "$who's 408 within ENGINE_BODY_TIMEOUT_S");
+        }
+        $this->assertHealthyAfter('slow bodies');
+    }
+
     public function testTimingsOfCompileAndCachedExecute(): void
     {
         $f = self::f();

@@ -309,6 +309,67 @@ final class JobeTest extends TestCase
         $this->assertSame(15, $this->submit('c', "int main(void){return 0;}\n")['outcome'], 'another key is not affected');
     }
 
+    /**
+     * Issue 25, finding 6: two runs of a CodeRunner course that sleep 4 s (asking cputime
+     * 20) while the fixture's exam is open. Before the fix they held both slots and a
+     * student's compile got 503 "busy". Now Jobe runs hold at most ENGINE_JOBE_SLOTS: the
+     * second run gets Jobe's overload outcome after ENGINE_QUEUE_WAIT_MS, the student's
+     * fresh compile (it needs a slot) is answered meanwhile, and the runs' CPU time is the
+     * exam cap, not the 20 s asked. About 5 s.
+     */
+    public function testWithTheJobeLaneFullAStudentStillCompiles(): void
+    {
+        $f = self::$f ?? throw new \LogicException('no fixture');
+        $slots = (int) (getenv('ENGINE_SLOTS') ?: 2);
+        $jobeSlots = (int) (getenv('ENGINE_JOBE_SLOTS') ?: max(1, intdiv($slots, 2)));
+        if ($slots < 2 || $jobeSlots !== 1) {
+            $this->markTestSkipped("the test fills a lane of one Jobe slot out of two or more (ENGINE_SLOTS $slots, ENGINE_JOBE_SLOTS $jobeSlots)");
+        }
+        $waitS = (int) (getenv('ENGINE_QUEUE_WAIT_MS') ?: 3000) / 1000;
+        $cap = (int) (getenv('ENGINE_JOBE_EXAM_CPU_TIME_MS') ?: 5000);
+        $sleepS = (int) ceil($waitS) + 1;
+        $source = "#include <unistd.h>\nint main(void) { sleep($sleepS); return 0; }\n/* lane {$f->tag} */\n";
+        $mh = curl_multi_init();
+        $handle = static function (string $url, array $body, array $headers) use ($mh) {
+            $ch = curl_init($url);
+            curl_setopt_array($ch, [CURLOPT_POST => true, CURLOPT_RETURNTRANSFER => true, CURLOPT_TIMEOUT => 60,
+                CURLOPT_POSTFIELDS => json_encode($body), CURLOPT_HTTPHEADER => ['Content-Type: application/json', ...$headers]]);
+            curl_multi_add_handle($mh, $ch);
+            return $ch;
+        };
+        $pump = static function (float $seconds) use ($mh): void {
+            $until = microtime(true) + $seconds;
+            do {
+                curl_multi_exec($mh, $running);
+                curl_multi_select($mh, 0.05);
+            } while ($running > 0 && microtime(true) < $until);
+        };
+        $runs = [];
+        for ($i = 0; $i < 2; $i++) {
+            $runs[] = $handle($f->url . self::API . 'runs', ['run_spec' => ['language_id' => 'c', 'sourcecode' => $source,
+                'parameters' => ['cputime' => 20]]], ['X-API-KEY: ' . self::$keys[0]]);
+        }
+        $pump(0.5);
+        $student = $handle($f->url . '/compile', ['assignment_id' => $f->ids['practice'],
+            'code' => "int main(void) { return 0; }\n/* student during jobe {$f->tag} */\n"],
+            ['Cookie: ' . $f->sessions['student']['cookie'], 'X-CSRF-Token: ' . $f->sessions['student']['csrf']]);
+        $pump(60);
+        $body = json_decode((string) curl_multi_getcontent($student), true);
+        $this->assertSame([200, true], [(int) curl_getinfo($student, CURLINFO_RESPONSE_CODE), $body['compiled'] ?? null],
+            'a student\'s compile with the Jobe lane full: ' . curl_multi_getcontent($student));
+        $this->assertLessThan($sleepS, (float) curl_getinfo($student, CURLINFO_TOTAL_TIME), 'answered before the Jobe runs end');
+        $outcomes = [];
+        foreach ($runs as $ch) {
+            $this->assertSame(200, (int) curl_getinfo($ch, CURLINFO_RESPONSE_CODE), (string) curl_multi_getcontent($ch));
+            $outcomes[] = json_decode((string) curl_multi_getcontent($ch), true)['outcome'] ?? null;
+        }
+        sort($outcomes);
+        $this->assertSame([15, 21], $outcomes, 'one run in the lane, the other told the server is overloaded');
+        $log = (string) @file_get_contents(rtrim((string) (getenv('PRUTOR_VAR') ?: dirname(__DIR__, 3) . '/var'), '/') . '/telemetry/engine.jsonl');
+        preg_match_all('/"kind":"jobe_run".*"cpu_limit_ms":(\d+)/', $log, $m);
+        $this->assertSame([$cap, $cap], array_map('intval', array_slice($m[1], -2)), 'cputime 20 asked, the exam cap given');
+    }
+
     public function testCallerLimitsAboveTheMaximaAreRefusedOrClamped(): void
     {
         $r = self::jobe('POST', 'runs', ['run_spec' => ['language_id' => 'c', 'sourcecode' => "int main(void){return 0;}\n", 'parameters' => ['cputime' => 151]]]);

@@ -75,6 +75,24 @@ final class JobeUnitTest extends TestCase
         Runs::limits($c, $env, ['cputime' => 151]);
     }
 
+    public function testWhileAnEventRunsCpuTimeIsCutToTheExamCap(): void
+    {
+        $c = Config::fromEnv(['ENGINE_JOBE_EXAM_CPU_TIME_MS' => '4000']);
+        $env = self::env('c');
+        $this->assertSame(4000, Runs::limits($c, $env, ['cputime' => 20], $c->jobeExamCpuTimeMs)['CPU_TIME_MS'], '20 s asked during an exam');
+        $this->assertSame(2000, Runs::limits($c, $env, ['cputime' => 2], $c->jobeExamCpuTimeMs)['CPU_TIME_MS'], 'less than the cap is kept');
+        $this->assertSame(20000, Runs::limits($c, $env, ['cputime' => 20])['CPU_TIME_MS'], 'no event running: the maximum holds');
+    }
+
+    public function testJobeSlotsAreFewerThanTheEngines(): void
+    {
+        $slots = static fn (array $env): int => Config::fromEnv($env)->jobeSlots;
+        $this->assertSame(1, $slots(['ENGINE_SLOTS' => '2']), 'half by default');
+        $this->assertSame(4, $slots(['ENGINE_SLOTS' => '8']));
+        $this->assertSame(3, $slots(['ENGINE_SLOTS' => '4', 'ENGINE_JOBE_SLOTS' => '9']), 'one slot always stays for students');
+        $this->assertSame(1, $slots(['ENGINE_SLOTS' => '1']), 'a single slot is shared');
+    }
+
     public function testOutcomes(): void
     {
         $this->assertSame(15, Runs::outcome(Verdict::ACCEPTED, ''));
