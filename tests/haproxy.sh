@@ -8,7 +8,7 @@
 #   admission   engine maxconn + maxqueue + queue timeout: extras get a fast JSON 503
 #   bodies      slow bodies get 408 and never hold the engine's connection (a student's
 #               run is served meanwhile); bodies over the limit 413; no cookie 401,
-#               a Jobe call without a key 403 (issue 25, finding 1)
+#               a Jobe call without a key 403
 #   jobe lane   the Jobe API has its own connections: with them all busy a student's
 #               compile is served; an extra run gets Jobe's overload outcome 21 (finding 6)
 #   errors      HAProxy's own 503 is short JSON with Retry-After
@@ -99,7 +99,7 @@ all503=$(cat "$tmp"/adm*.out | awk '$1 == 503' | wc -l)
 body=$(for i in 1 2 3 4 5 6; do grep -l . "$tmp/adm$i.body" >/dev/null && cat "$tmp/adm$i.body" && echo; done | grep -m1 'busy' || true)
 [[ $body == *'"error":'*'busy'* ]] && ok "the engine's 503 is JSON: $body" || bad "engine 503 body: $body"
 
-# Bodies (issue 25, finding 1). Refused before any body is read: no session cookie
+# Bodies. Refused before any body is read: no session cookie
 # (the stand-in engine would answer 200), a Jobe call without a key, a declared body
 # over the limit.
 code() { curl -s -o "$tmp/code.body" -w '%{http_code}' --max-time 10 "$@" || true; }
@@ -133,7 +133,7 @@ n408=$(cat "$tmp/slow.out" "$tmp/slowjobe.out" | awk '$1 == 408 && $2 >= 1.9 && 
 [ "$n408" = 6 ] && ok "the 6 slow bodies got 408 after the 2 s allowed" ||
   bad "slow bodies: $(cat "$tmp/slow.out" "$tmp/slowjobe.out" | tr '\n' ';')"
 
-# The Jobe lane (issue 25, finding 6): one run in the engine, one queued fill the lane
+# The Jobe lane: one run in the engine, one queued fill the lane
 # (ENGINE_JOBE_MAXCONN=1, ENGINE_JOBE_MAXQUEUE=1); a third run gets Jobe's overload
 # outcome at once, and a student's compile is served all the same.
 lane=()

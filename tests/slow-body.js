@@ -1,5 +1,5 @@
 'use strict';
-// The slow-body attack of issue 25, finding 1: N connections each POST a request that
+// The slow-body attack: N connections each POST a request that
 // announces LENGTH bytes of body and sends one byte every EVERY_MS. Prints one line per
 // connection, "STATUS SECONDS" (STATUS 0: closed without an answer, or still waiting
 // after MAX_S), once all are done. Used by tests/haproxy.sh and the live retries.

@@ -11,7 +11,7 @@ namespace Prutor\Engine;
  * (`sessions`, keyed by base64url(SHA-256(sid)); webapp/src/shared/session.js writes
  * it) is read and put back, so a memcached restart signs nobody out.
  * A memcached copy is refused while its session is in `session_revocations`: revoked
- * while memcached could not take the delete (issue 25; the webapp retries it).
+ * while memcached could not take the delete (the webapp retries it).
  */
 final class Session
 {

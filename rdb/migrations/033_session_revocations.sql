@@ -1,4 +1,4 @@
--- Revocations memcached did not take (issue 25). revokeUser deletes a session's row
+-- Revocations memcached did not take. revokeUser deletes a session's row
 -- in `sessions`, then its memcached copy sess:<sid>; when memcached cannot be reached
 -- at that moment the copy would outlive the revocation, and a memcached hit is
 -- trusted without MariaDB. So the failed ones are recorded here until a delete

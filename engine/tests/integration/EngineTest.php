@@ -381,7 +381,7 @@ final class EngineTest extends TestCase
     }
 
     /**
-     * Issue 25, finding 1: six connections announce a large body and trickle a byte a
+     * The attack: six connections announce a large body and trickle a byte a
      * second, four through the front door ($f->url: HAProxy in make test) and two straight
      * to Apache. Meanwhile a student's run is answered at once (before the fix: 503 "busy"
      * after 3 s, for as long as they were held), and every slow one gets 408 once

@@ -310,7 +310,7 @@ final class JobeTest extends TestCase
     }
 
     /**
-     * Issue 25, finding 6: two runs of a CodeRunner course that sleep 4 s (asking cputime
+     * The attack: two runs of a CodeRunner course that sleep 4 s (asking cputime
      * 20) while the fixture's exam is open. Before the fix they held both slots and a
      * student's compile got 503 "busy". Now Jobe runs hold at most ENGINE_JOBE_SLOTS: the
      * second run gets Jobe's overload outcome after ENGINE_QUEUE_WAIT_MS, the student's

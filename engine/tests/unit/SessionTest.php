@@ -45,7 +45,7 @@ final class SessionTest extends TestCase
     }
 
     /**
-     * A session revoked while memcached could not take the delete (issue 25): its copy,
+     * A session revoked while memcached could not take the delete: its copy,
      * still in memcached, is refused while its id is in session_revocations. A private
      * memcached; the table's ids as the APCu cache holds them (no database needed).
      */

@@ -14,7 +14,7 @@
 // activation) removes both copies. A memcached copy whose delete fails (memcached
 // unreachable for a moment) would outlive the revocation, since a memcached hit is
 // trusted: it is recorded in MariaDB `session_revocations` (migration 033), and until
-// a retried delete succeeds every worker and the engine refuse that hit (issue 25).
+// a retried delete succeeds every worker and the engine refuse that hit.
 //
 // The API other domains use: create(req, res, user), destroy(req, res),
 // update(req, patch), revokeUser(uid, {keep}), listUser(uid), middleware.

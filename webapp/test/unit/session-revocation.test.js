@@ -1,5 +1,5 @@
 'use strict';
-// A revocation memcached does not take (issue 25): its deletes fail, memcached comes
+// A revocation memcached does not take: its deletes fail, memcached comes
 // back with the revoked copy still there, and that copy must be refused until the
 // retry deletes it. memcached is an in-memory stand-in whose del can fail; MariaDB a
 // stand-in that answers the few statements session.js sends (their SQL is not run here).
