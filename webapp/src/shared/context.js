@@ -11,4 +11,8 @@ function contextMiddleware(req, res, next) {
 
 function current() { return als.getStore(); }
 
-module.exports = { contextMiddleware, current };
+// Runs fn outside any request's context: timers it starts (a worker's background
+// polls) would otherwise count their statements against the request that started them.
+function outsideRequest(fn) { return als.exit(fn); }
+
+module.exports = { contextMiddleware, current, outsideRequest };

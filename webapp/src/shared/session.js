@@ -20,6 +20,7 @@
 // update(req, patch), revokeUser(uid, {keep}), listUser(uid), middleware.
 const crypto = require('node:crypto');
 const { unavailable } = require('./errors');
+const { outsideRequest } = require('./context');
 
 const COOKIE = 'prutor.sid';
 const SID_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -179,9 +180,11 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console, re
   }
   function startRefresher() {
     if (refresher) return;
-    refresher = setInterval(refreshRevocations, revocationsRefreshMs);
-    refresher.unref();
-    refreshRevocations();
+    outsideRequest(() => {
+      refresher = setInterval(refreshRevocations, revocationsRefreshMs);
+      refresher.unref();
+      refreshRevocations();
+    });
   }
 
   // Deletes the memcached copies of revoked sessions [{id, sid, sealed}]. Those whose
