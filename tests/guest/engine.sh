@@ -35,8 +35,7 @@ set -a
 set +a
 export DB_HOST=127.0.0.1 DB_PORT=3307 DB_BIND=127.0.0.1 DB_NAME=prutor DB_USER=prutor
 export DB_SOCKET=$PRUTOR_VAR/run/mariadb.sock DB_BUFFER_POOL_SIZE=32M DB_LOG_FILE_SIZE=16M
-export DB_MAX_CONNECTIONS=100 DB_FLUSH_LOG_AT_TRX_COMMIT=2 DB_BOOTSTRAP_ON_START=1
-export MIGRATE_CONNECT_TIMEOUT=300   # the first start initialises the data folder, slowly under emulation
+export DB_MAX_CONNECTIONS=100 DB_FLUSH_LOG_AT_TRX_COMMIT=2
 export MEMCACHED_HOST=127.0.0.1 MEMCACHED_PORT=11211 MEMCACHED_MEMORY_MB=32 MEMCACHED_THREADS=2
 export ENGINE_PORT=8081 ENGINE_URL=http://127.0.0.1:8081 ENGINE_TEST_URL=http://127.0.0.1:8081
 export ENGINE_SLOTS=2 SANDBOX_SLOT_BASE=0 ENGINE_MAX_WORKERS=8
@@ -48,11 +47,19 @@ case $phase in
 db)
   t=$SECONDS
   ip link set lo up
-  # rdb/run.sh initialises the data folder on its first start, then the server applies
-  # rdb/bootstrap.sh's statements (database, user) itself: DB_BOOTSTRAP_ON_START=1
+  # as `make up` does (bin/prutor): rdb/run.sh (it initialises the data folder on its first
+  # start), then root over the unix socket runs rdb/bootstrap.sh (database, user), then the
+  # migrations as the app user
   start mariadb "$REPO/rdb/run.sh"
-  if ! bash "$REPO/rdb/migrate.sh" >> "$log" 2>&1; then
-    say "rdb/migrate.sh failed:"; tail -5 "$log" | sed 's/^/guest:   /'; tail -5 "$out/engine-mariadb.log" | sed 's/^/guest:   /'
+  mkdir -p "$PRUTOR_VAR/conf"
+  printf '[client]\nuser=root\nsocket=%s\n' "$DB_SOCKET" > "$PRUTOR_VAR/conf/root.cnf"
+  for _ in $(seq 300); do
+    mariadb-admin --defaults-extra-file="$PRUTOR_VAR/conf/root.cnf" --connect-timeout=2 ping > /dev/null 2>&1 && break
+    sleep 1
+  done
+  if ! bash "$REPO/rdb/bootstrap.sh" --defaults-file "$PRUTOR_VAR/conf/root.cnf" >> "$log" 2>&1 ||
+     ! bash "$REPO/rdb/migrate.sh" >> "$log" 2>&1; then
+    say "MariaDB, rdb/bootstrap.sh or rdb/migrate.sh failed:"; tail -5 "$log" | sed 's/^/guest:   /'; tail -5 "$out/engine-mariadb.log" | sed 's/^/guest:   /'
     exit 1
   fi
   say "MariaDB initialised and migrated ($(ls "$REPO"/rdb/migrations/*.sql | wc -l) files): $((SECONDS - t)) s"
