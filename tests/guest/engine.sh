@@ -47,6 +47,10 @@ case $phase in
 db)
   t=$SECONDS
   ip link set lo up
+  # what udev or systemd make on a real host: bash's <(...) (rdb/migrate.sh) needs /dev/fd
+  for fd in fd:/proc/self/fd stdin:/proc/self/fd/0 stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
+    [ -e "/dev/${fd%%:*}" ] || ln -s "${fd#*:}" "/dev/${fd%%:*}"
+  done
   # as `make up` does (bin/prutor): rdb/run.sh (it initialises the data folder on its first
   # start), then root over the unix socket runs rdb/bootstrap.sh (database, user), then the
   # migrations as the app user
