@@ -10,8 +10,9 @@
 #      overload           tests/overload.sh (a busy webapp stays UP; fast 503s with Retry-After)
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
 #   5. folders            <folder>/test.sh for engine sandbox webapp jmeter-plans tuning nosql memcached
-#      cgroup2-guest      tests/guest/test.sh (the sandbox suite in a cgroup v2-only QEMU guest,
-#                         its verdicts compared with this host's, case by case)
+#      cgroup2-guest      tests/guest/test.sh (the sandbox suite and the engine's hostile and
+#                         integrity tests in a cgroup v2-only QEMU guest, their verdicts
+#                         compared with this host's, case by case)
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
 #   7. containers         containers/test.sh (`make containers-test`: the compose stack
 #                         built and run with Podman, the suites again against it)
