@@ -5,8 +5,8 @@ declare(strict_types=1);
 namespace Prutor\Engine;
 
 /**
- * Whether students are sitting an event now: a published event (lab, quiz or exam) whose
- * schedule is open, extensions included. Asked of MariaDB at most once every
+ * Whether students are sitting an event now: a student's window of a published event
+ * (lab, quiz or exam) is open, extensions included. Asked of MariaDB at most once every
  * CACHE_S seconds per host (APCu). A database that cannot answer counts as an event
  * running: what depends on it (the Jobe API's CPU time) then errs on the students' side.
  */
@@ -21,10 +21,10 @@ final class Events
             return (bool) $running;
         }
         try {
-            $running = Db::run($c, "SELECT 1 FROM schedules s JOIN events e ON e.id = s.event_id
-                 WHERE e.published_at IS NOT NULL AND UTC_TIMESTAMP(3) >= s.start_time
-                   AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL (SELECT COALESCE(MAX(a.extra_minutes), 0)
-                       FROM assignments a WHERE a.event_id = e.id) MINUTE
+            // the window rule is the view's (assignment_window: schedule plus extra minutes)
+            $running = Db::run($c, "SELECT 1 FROM assignment_window w JOIN events e ON e.id = w.event_id
+                 WHERE e.published_at IS NOT NULL
+                   AND UTC_TIMESTAMP(3) >= w.start_time AND UTC_TIMESTAMP(3) < w.deadline
                  LIMIT 1")->fetchColumn() !== false;
         } catch (\PDOException $e) {
             error_log('prutor-engine: cannot tell whether an event is running, assuming one is: ' . $e->getMessage());
