@@ -11,14 +11,27 @@ namespace Prutor\Engine;
  */
 final class StudentApi
 {
+    // the window rule is the view's (assignment_window: schedule, extra time,
+    // accommodations and pauses); a paused student runs nothing until staff resume
     private const WINDOW_JOIN = "JOIN users u ON u.id = a.user_id AND u.active = 1
-        LEFT JOIN slots sl ON sl.event_id = a.event_id AND sl.section_id = u.section_id
-        LEFT JOIN schedules s ON s.id = sl.schedule_id";
-    private const WINDOW_OPEN = "(a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= s.start_time
-        AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE))";
+        LEFT JOIN assignment_window w ON w.assignment_id = a.id";
+    private const WINDOW_OPEN = "(a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= w.start_time
+        AND UTC_TIMESTAMP(3) < w.deadline AND w.paused_since IS NULL))";
 
     public function __construct(private readonly Config $c, private readonly Session $s, private readonly Input $in)
     {
+    }
+
+    /** Why a run of an assignment was refused: its event is paused for the student, or not open. */
+    private function refused(int $aid, string $notOpen): HttpError
+    {
+        $paused = Db::run($this->c, 'SELECT w.paused_since FROM assignment_window w
+            WHERE w.assignment_id = ? AND w.user_id = ? AND w.paused_since IS NOT NULL', [$aid, $this->s->userId()])->fetchColumn();
+        if ($paused !== false) {
+            return new HttpError(409, 'your exam is paused by the invigilator: nothing runs until it resumes; '
+                . 'your code is kept and the pause is added to your time');
+        }
+        return new HttpError(404, $notOpen);
     }
 
     /** Authorise and store the code in one statement; returns the new code id. */
@@ -28,7 +41,7 @@ final class StudentApi
             SELECT a.id, ?, ? FROM assignments a ' . self::WINDOW_JOIN . '
              WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$trigger, $code, $aid, $this->s->userId()]);
         if ($st->rowCount() !== 1) {
-            throw new HttpError(404, 'no such assignment of yours, or its event is not open now');
+            throw $this->refused($aid, 'no such assignment of yours, or its event is not open now');
         }
         return Db::lastId($this->c);
     }
@@ -82,7 +95,7 @@ final class StudentApi
             LEFT JOIN problems p ON p.id = a.problem_id
             WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $this->s->userId()])->fetch();
         if (!$p) {
-            throw new HttpError(404, 'no such assignment of yours, or its event is not open now');
+            throw $this->refused($aid, 'no such assignment of yours, or its event is not open now');
         }
         $limits = Environments::limits($this->c, $env, [
             'CPU_TIME_MS' => (int) ($p['time_limit_ms'] ?? 0), 'MEMORY_KB' => (int) ($p['memory_limit_kb'] ?? 0),
@@ -147,7 +160,7 @@ final class StudentApi
                                            ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)
              WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $uid])->fetch();
         if (!$row) {
-            throw new HttpError(404, 'no such assignment of yours with a problem, or its event is not open now');
+            throw $this->refused($aid, 'no such assignment of yours with a problem, or its event is not open now');
         }
         if ($row['code_id'] === null) {
             throw new HttpError(409, 'save your code before evaluating it');

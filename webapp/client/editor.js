@@ -27,6 +27,10 @@ let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
 
 let closed = !!data.closed;
+// paused by staff: the editor is read-only and the clock stands still (the server
+// moves the end time by the pause); pausedLeft is the time left when it began
+let paused = false;
+let pausedLeft = null;
 let lastSaved = data.code;     // the text the server holds as the latest version
 let saving = null;             // the save in flight
 let pendingTrigger = null;     // a save asked for while one was in flight
@@ -140,7 +144,7 @@ document.querySelectorAll('.tab').forEach((t) => t.addEventListener('click', () 
 
 function busy(btn, on) {
   if (!btn) return;
-  btn.disabled = on || (closed && btn.dataset.needsOpen === '1');
+  btn.disabled = on || ((closed || paused) && btn.dataset.needsOpen === '1');
   btn.classList.toggle('busy', on);
 }
 
@@ -548,8 +552,9 @@ if ($('#btn-submit')) {
 // session, cached per worker) every ~30 s, every ~10 s in the last minutes; when
 // it moves (an extension, a closure), it fetches its own window and the countdown
 // follows. At zero it closes, then asks the server, which may reopen it.
-const POLL_MS = 30000;
-const POLL_SOON_MS = 10000;
+// 6 s (±25%) plus the server's 2 s cache: a pause reaches an open editor within ~10 s
+const POLL_MS = 6000;
+const POLL_SOON_MS = 6000;
 const SOON_MS = 5 * 60 * 1000;
 const WARN_AT_MS = [5 * 60 * 1000, 60 * 1000];
 let deadline = data.deadline ? new Date(data.deadline).getTime() : null;
@@ -581,9 +586,40 @@ function reopenEditor() {
   if (c) { c.classList.remove('over'); c.querySelector('.label').textContent = 'Time left'; }
 }
 
+const RUN_BUTTONS = ['#btn-save', '#btn-submit', '#btn-compile', '#btn-run', '#btn-evaluate'];
+
+function pauseEditor(left) {
+  paused = true;
+  pausedLeft = left;
+  view.dispatch({ effects: editable.reconfigure([EditorView.editable.of(false), EditorState.readOnly.of(true)]) });
+  RUN_BUTTONS.forEach((s) => { const b = $(s); if (b) { b.dataset.needsOpen = '1'; b.disabled = true; } });
+  banner('Your exam is paused by the invigilator. Your code is kept; your clock has stopped and the time paused is added to your end time. Wait here: it resumes by itself.', 'info');
+  const c = $('#countdown');
+  if (c) { c.classList.add('paused'); c.querySelector('.label').textContent = 'Paused'; }
+  document.documentElement.dataset.paused = '1';
+}
+
+function unpauseEditor() {
+  paused = false;
+  pausedLeft = null;
+  delete document.documentElement.dataset.paused;
+  const c = $('#countdown');
+  if (c) { c.classList.remove('paused'); c.querySelector('.label').textContent = 'Time left'; }
+  if (!closed) reopenEditor();
+}
+
+function showLeft(c, left) {
+  const secs = Math.max(0, Math.floor(left / 1000));
+  const d = Math.floor(secs / 86400);
+  const h = Math.floor((secs % 86400) / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  c.querySelector('strong').textContent = d ? `${d}d ${h}h ${pad(m)}m` : `${pad(h)}:${pad(m)}:${pad(secs % 60)}`;
+}
+
 function tick() {
   if (deadline === null) return;
   const c = $('#countdown');
+  if (paused) { if (c && pausedLeft !== null) showLeft(c, pausedLeft); return; }
   const left = deadline - serverNow();
   if (closed) return;
   if (left <= 0) {
@@ -600,11 +636,7 @@ function tick() {
       banner(`${mins === 1 ? 'One minute' : `${mins} minutes`} left. Your code is saved automatically; ${data.canSubmit ? (data.gradedBasis === 'last_save' ? 'your last saved code at the deadline is graded.' : 'submit now, or your last saved code is submitted for you at the deadline.') : 'save your work.'}`, 'warn');
     }
   }
-  const secs = Math.floor(left / 1000);
-  const d = Math.floor(secs / 86400);
-  const h = Math.floor((secs % 86400) / 3600);
-  const m = Math.floor((secs % 3600) / 60);
-  c.querySelector('strong').textContent = d ? `${d}d ${h}h ${pad(m)}m` : `${pad(h)}:${pad(m)}:${pad(secs % 60)}`;
+  showLeft(c, left);
   c.classList.toggle('soon', left < SOON_MS);
 }
 
@@ -618,6 +650,19 @@ function applyStatus(st) {
   deadline = next;
   const c = $('#countdown');
   if (c) { c.dataset.deadline = st.deadline; c.title = `Closes ${st.deadline}`; }
+  const end = $('#end-time time');
+  if (end) { end.dateTime = st.deadline; end.textContent = clock(new Date(deadline)); }
+  if (st.paused) {
+    // the time left stands still while paused: the server's deadline runs on with the clock
+    if (!paused) pauseEditor(next - new Date(st.server_now).getTime());
+    return tick();
+  }
+  if (paused) {
+    unpauseEditor();
+    banner(`Your exam has resumed. The time paused was added: you now end at ${clock(new Date(deadline))}.`, 'info');
+    finalSaveDone = false; warned = new Set();
+    return tick();
+  }
   if (st.state === 'open' && closed && !sessionLost) {
     reopenEditor();
     banner(`Your time was extended: the event now closes at ${clock(new Date(deadline))}.`, 'info');
@@ -656,7 +701,9 @@ async function pollTiming() {
 }
 
 if (deadline !== null) {
-  if (closed) closeEditor(); else tick();
+  if (closed) closeEditor();
+  else if (data.paused) refreshStatus();
+  else tick();
   setInterval(tick, 1000);
   schedulePoll();
 } else if (closed) closeEditor();

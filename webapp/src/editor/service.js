@@ -20,7 +20,7 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
        e.title AS event_title, e.type AS event_type, e.published_at,
        p.title AS problem_title, p.statement_md, p.template_code, p.env, p.time_limit_ms,
        q.position, q.max_marks,
-       s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
+       w.start_time, w.deadline AS stop_time, w.paused_since, w.accommodation_s,
        sub.submitted_at, sub.automatic AS submitted_automatically, e.graded_basis,
        c.id AS latest_code_id, c.code AS latest_code, c.save_time AS latest_save_time,
        et.version AS timing_version,
@@ -36,16 +36,17 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
   LEFT JOIN events e          ON e.id = a.event_id
   LEFT JOIN event_questions q ON q.id = a.question_id
   LEFT JOIN problems p        ON p.id = a.problem_id
-  LEFT JOIN slots sl          ON sl.event_id = a.event_id AND sl.section_id = u.section_id
-  LEFT JOIN schedules s       ON s.id = sl.schedule_id
+  LEFT JOIN assignment_window w ON w.assignment_id = a.id
   LEFT JOIN submissions sub   ON sub.assignment_id = a.id
   LEFT JOIN event_timing et   ON et.event_id = a.event_id
   LEFT JOIN code c            ON c.id = (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id
                                           ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)
  WHERE a.id = ? AND a.user_id = ?`;
 
-// The save: authorise (own assignment, event window open for the student's
-// section, extra time included) and write in one statement. Triggers on `code`
+// The save: authorise (own assignment, event window open: the rule of the view
+// assignment_window, extra time, accommodations and pauses included) and write in
+// one statement. A paused student's saves are stored (their editor is read-only, so
+// a save only keeps what they had; the pause gives no working time). Triggers on `code`
 // keep codebook_view and, for a submit, submissions/home_view current. A save
 // (never a submit) arriving up to lateGraceS after the deadline (the last autosave,
 // a retry) is stored as late work: kept and shown to staff, never graded (rdb view
@@ -59,12 +60,10 @@ const SAVE_SQL = `
 INSERT INTO code (assignment_id, branch_id, save_trigger, code, client_save_id, save_time)
 SELECT a.id, ?, ?, ?, ?, UTC_TIMESTAMP(3)
   FROM assignments a
-  JOIN users u          ON u.id = a.user_id
-  LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
-  LEFT JOIN schedules s ON s.id = sl.schedule_id
+  LEFT JOIN assignment_window w ON w.assignment_id = a.id
  WHERE a.id = ? AND a.user_id = ?
-   AND (a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= s.start_time
-                              AND UTC_TIMESTAMP(3) < s.stop_time + INTERVAL a.extra_minutes MINUTE + INTERVAL ? SECOND))`;
+   AND (a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= w.start_time
+                              AND UTC_TIMESTAMP(3) < w.deadline + INTERVAL ? SECOND))`;
 
 // Two tabs: a save may name the version it replaces (base_code_id: the latest
 // version its page knew). Then it is stored only if no newer save exists, so a
@@ -80,12 +79,10 @@ const NEWER_SQL = `SELECT id, save_time FROM code WHERE assignment_id = ? AND id
 // Why a save stored nothing; or, for a repeat arriving after the window closed, the
 // row its first attempt stored.
 const WHY_SQL = `
-SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time, UTC_TIMESTAMP(3) AS now_utc,
+SELECT a.kind, w.start_time, w.deadline AS stop_time, UTC_TIMESTAMP(3) AS now_utc,
        c.id AS repeat_id, c.save_time AS repeat_time, c.save_trigger AS repeat_trigger
   FROM assignments a
-  JOIN users u          ON u.id = a.user_id
-  LEFT JOIN slots sl    ON sl.event_id = a.event_id AND sl.section_id = u.section_id
-  LEFT JOIN schedules s ON s.id = sl.schedule_id
+  LEFT JOIN assignment_window w ON w.assignment_id = a.id
   LEFT JOIN code c      ON c.assignment_id = a.id AND c.client_save_id = ?
  WHERE a.id = ? AND a.user_id = ?`;
 
@@ -100,14 +97,12 @@ const CLIENT_SAVE_ID_RE = /^[A-Za-z0-9_-]{16,64}$/;
 // student's current window (extensions and closures), the submission, the
 // latest stored version (another tab may have saved).
 const STATUS_SQL = `
-SELECT a.kind, s.start_time, s.stop_time + INTERVAL a.extra_minutes MINUTE AS stop_time,
+SELECT a.kind, w.start_time, w.deadline AS stop_time, w.paused_since, w.accommodation_s,
        sub.submitted_at, sub.automatic AS submitted_automatically, et.version AS timing_version,
        (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1) AS latest_code_id,
        UTC_TIMESTAMP(3) AS now_utc
   FROM assignments a
-  JOIN users u              ON u.id = a.user_id
-  LEFT JOIN slots sl        ON sl.event_id = a.event_id AND sl.section_id = u.section_id
-  LEFT JOIN schedules s     ON s.id = sl.schedule_id
+  LEFT JOIN assignment_window w ON w.assignment_id = a.id
   LEFT JOIN submissions sub ON sub.assignment_id = a.id
   LEFT JOIN event_timing et ON et.event_id = a.event_id
  WHERE a.id = ? AND a.user_id = ?`;
@@ -148,6 +143,8 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
       timeLimitMs: a.time_limit_ms,
       start: a.start_time,
       stop: a.kind === 'event' ? a.stop_time : null,
+      pausedSince: a.kind === 'event' ? a.paused_since : null,
+      accommodationS: Number(a.accommodation_s) || 0,
       submittedAt: a.submitted_at,
       submittedAutomatically: !!a.submitted_automatically,
       gradedBasis: a.graded_basis,
@@ -253,6 +250,10 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     return {
       state,
       deadline: event && a.stop_time ? a.stop_time.toISOString() : null,
+      // paused: the clock stands still and runs are refused until staff resume
+      paused: !!(event && a.paused_since && state === 'open'),
+      paused_since: event && a.paused_since ? a.paused_since.toISOString() : null,
+      accommodation_s: Number(a.accommodation_s) || 0,
       server_now: now.toISOString(),
       submitted_at: a.submitted_at ? a.submitted_at.toISOString() : null,
       submitted_automatically: !!a.submitted_automatically,

@@ -34,6 +34,7 @@ function editorPage(req, a) {
     timingVersion: a.timingVersion, gradedBasis: a.gradedBasis, latestCodeId: a.latestCodeId, changedSinceSubmit: a.changedSinceSubmit,
     savedAt: a.savedAt ? iso(a.savedAt) : null, submittedAt: a.submittedAt ? iso(a.submittedAt) : null,
     deadline: a.stop ? iso(a.stop) : null, serverNow: iso(a.now), closed,
+    paused: !closed && !!a.pausedSince,
     canEvaluate, canSubmit, maxCodeBytes: req.app.locals.maxCodeBytes,
     firstInput: a.tests[0] ? a.tests[0].input : '',
   };
@@ -55,7 +56,8 @@ function editorPage(req, a) {
       <span id="submit-state" class="pill ${a.submittedAt ? 'ok' : ''}">${a.submittedAt ? html`${a.submittedAutomatically ? 'Submitted automatically' : 'Submitted'} ${time(a.submittedAt)}` : (canSubmit ? 'Not submitted' : '')}</span>
       ${canSubmit ? html`<span id="changed-since-submit" class="pill warn"${a.changedSinceSubmit ? '' : html` hidden`}>Changed since submit</span>` : ''}
       <span id="save-state" class="savestate" aria-live="polite">${a.savedAt ? html`Saved ${time(a.savedAt)}` : 'Not saved yet'}</span>
-      ${a.stop ? html`<span class="countdown ${closed ? 'over' : ''}" id="countdown" data-deadline="${iso(a.stop)}" title="Closes ${iso(a.stop)}"><span class="label">${closed ? 'Closed' : 'Time left'}</span> <strong>--:--</strong></span>` : ''}
+      ${a.stop ? html`<span class="countdown ${closed ? 'over' : ''}" id="countdown" data-deadline="${iso(a.stop)}" title="Closes ${iso(a.stop)}"><span class="label">${closed ? 'Closed' : 'Time left'}</span> <strong>--:--</strong></span>
+      <span class="small muted" id="end-time" title="${a.accommodationS ? 'Your end time includes your agreed extra time.' : 'Your end time.'}">ends ${time(a.stop)}${a.accommodationS ? html` (extra time +${Math.round(a.accommodationS / 60)} min)` : ''}</span>` : ''}
     </div>
   </div>
   ${closed ? html`<div class="banner warn" id="closed-banner" role="status">This event has closed. You can read your last saved code, but it can no longer be changed or submitted.</div>` : html`<div class="banner warn" id="closed-banner" role="status" hidden></div>`}

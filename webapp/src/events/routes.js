@@ -6,13 +6,14 @@ const { toId } = require('../staff/form');
 const ui = require('../staff/ui');
 const v = require('./views');
 
-module.exports = function eventsRoutes({ events, exam }) {
+module.exports = function eventsRoutes({ db, events, exam, pauses }) {
   const r = express.Router();
   const eid = (req) => { const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such event.'); return id; };
 
   async function show(req, res, id, extra = {}, status = 200) {
-    const [d, options, grading] = await Promise.all([events.detail(id), events.formOptions(), exam.gradingState(id)]);
-    ui.send(res, v.eventPage(req, { d, options, grading, ...extra }), status);
+    const [d, options, grading, ongoing, log] = await Promise.all([events.detail(id), events.formOptions(), exam.gradingState(id),
+      pauses.ongoing(id), pauses.timingLog(id, 20)]);
+    ui.send(res, v.eventPage(req, { d, options, grading, timing: { pauses: ongoing, log }, ...extra }), status);
   }
 
   // POST → service → redirect with a message; a 400 shows the form again with
@@ -65,14 +66,32 @@ module.exports = function eventsRoutes({ events, exam }) {
     message: (o) => (o.first ? `Published: ${o.created} assignments created.` : `Published again: ${o.created} new assignments (${o.total} in all); nothing duplicated.`),
   });
   action('/:id/unpublish', (id) => events.unpublish(id), { message: (o) => `Unpublished: ${o.deleted} assignments deleted.` });
-  action('/:id/end-section', (id, req) => events.endSection(id, req.body), {
+  // every change to an event's timing is logged with who made it (issue 30)
+  const logged = (action, fn, target, detail) => async (id, req) => {
+    const out = await fn(id, req);
+    await pauses.logTiming(db, id, req.session.uid, action, target(out), detail ? detail(out) : '');
+    return out;
+  };
+  action('/:id/end-section', logged('end_section', (id, req) => events.endSection(id, req.body), (o) => `section ${o.section}`), {
     form: 'extendSection', message: (o) => `Section ${o.section}'s time has ended: open editors close within seconds.`,
   });
-  action('/:id/extend-student', (id, req) => events.extendStudent(id, req.body), {
+  action('/:id/extend-student', logged('extend', (id, req) => events.extendStudent(id, req.body), (o) => `student ${o.username}`, (o) => `+${o.minutes} min`), {
     form: 'extendStudent', message: (o) => `${o.username} has ${o.minutes} more minutes.`,
   });
-  action('/:id/extend-section', (id, req) => events.extendSection(id, req.body), {
+  action('/:id/extend-section', logged('extend', (id, req) => events.extendSection(id, req.body), (o) => `section ${o.section}`, (o) => `+${o.minutes} min`), {
     form: 'extendSection', message: (o) => `Section ${o.section} has ${o.minutes} more minutes.`,
+  });
+  action('/:id/pause', (id, req) => pauses.pause(id, req.session.uid, req.body), {
+    form: 'pause', message: (o) => `Paused (${o.scope === 'event' ? 'whole event' : `${o.scope} ${o.target}`}): ${o.students} student(s) held; their editors say so within seconds.`,
+  });
+  action('/:id/resume', (id, req) => pauses.resume(id, req.session.uid, req.body), {
+    form: 'resume', message: (o) => `Resumed (${o.what}): ${o.students} student(s); their end times moved by the pause.`,
+  });
+  r.get('/:id/timing-log.csv', async (req, res) => {
+    const id = eid(req);
+    const body = await pauses.timingLogCsv(id);
+    res.set({ 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': `attachment; filename="event-${id}-timing-log.csv"`, 'Cache-Control': 'no-store' });
+    res.send(`\uFEFF${body}`);
   });
   action('/:id/practice', (id) => events.toPractice(id), {
     message: (o) => `${o.problems} problem(s) are now practice problems; ${o.revealed} hidden test case(s) made visible.`,

@@ -70,7 +70,41 @@ function gradingCard(req, e, g, form) {
 </div>`;
 }
 
-function eventPage(req, { d, options, grading, forms = {}, flash, error }) {
+// Pause and resume (issue 30): who is held, and the log of every timing change.
+function pauseCard(req, e, { pauses, log }, forms) {
+  const fp = forms.pause || { values: { scope: 'event' } };
+  return html`<div class="card" id="pauses">
+  <h2>Pause and resume</h2>
+  <p class="muted small">A paused student's clock stands still: their editor says so and keeps their code, the compiler refuses their runs, and their end time moves by the length of the pause. A pause holds the students sitting the event when it starts; a room is matched against the addresses of the students' lab sessions (recorded while a lab lock-down is set).</p>
+  ${pauses.length ? html`<table class="list" id="pause-list"><thead><tr><th>Paused</th><th>Since</th><th>By</th><th class="num">Holding</th><th></th></tr></thead>
+  <tbody>${pauses.map((p) => html`<tr data-pause="${p.id}"><td>${p.scope === 'event' ? 'whole event' : `${p.scope} ${p.target}`}${p.reason ? html` <span class="muted small">(${p.reason})</span>` : ''}</td>
+  <td class="small">${time(p.started_at)}</td><td class="small">${p.started_by || ''}</td><td class="num">${p.holding}</td>
+  <td>${ui.actionForm(req, `/events/${e.id}/resume`, 'Resume', { cls: 'btn small primary', hidden: { pause_id: p.id }, id: `resume-${p.id}` })}</td></tr>`)}</tbody></table>` : html`<p class="empty" id="no-pauses">Nothing is paused.</p>`}
+  <form method="post" action="/events/${e.id}/pause" novalidate>
+    ${ui.csrf(req)}
+    ${ui.formError(forms.pause)}
+    <div class="grid2">
+      ${ui.select(fp, 'scope', 'Pause', [{ value: 'event', label: 'The whole event' }, { value: 'room', label: 'A room (address ranges)' }, { value: 'student', label: 'One student' }])}
+      ${ui.input(fp, 'reason', 'Reason (logged)')}
+      ${ui.input(fp, 'ranges', 'Room addresses (for a room)', { help: 'e.g. 10.1.2.0/24, 10.1.3.7' })}
+      ${ui.input(fp, 'username', 'Student username (for one student)')}
+    </div>
+    <div class="formactions"><button class="btn danger" type="submit" id="pause">Pause</button></div>
+  </form>
+  <form method="post" action="/events/${e.id}/resume" novalidate class="inline">
+    ${ui.csrf(req)}
+    ${ui.formError(forms.resume)}
+    ${ui.input(forms.resume || {}, 'username', 'Resume one student (username)')}
+    <div class="formactions"><button class="btn" type="submit" id="resume-student">Resume student</button></div>
+  </form>
+  <h3>Timing log</h3>
+  <p class="small"><a href="/events/${e.id}/timing-log.csv" id="timing-log-csv">Download the timing log (CSV)</a></p>
+  ${log.length ? html`<table class="list small" id="timing-log"><thead><tr><th>When</th><th>Who</th><th>What</th><th>Whom</th><th>Detail</th></tr></thead>
+  <tbody>${log.slice(0, 20).map((l) => html`<tr><td>${time(l.created_at)}</td><td>${l.actor || ''}</td><td>${l.action}</td><td>${l.target}</td><td>${l.detail}</td></tr>`)}</tbody></table>` : html`<p class="empty">No timing changes yet.</p>`}
+</div>`;
+}
+
+function eventPage(req, { d, options, grading, timing, forms = {}, flash, error }) {
   const { event: e, questions, schedules, counts } = d;
   const now = e.now;
   const first = schedules.length ? schedules.reduce((m, s) => (s.start_time < m ? s.start_time : m), schedules[0].start_time) : null;
@@ -145,6 +179,8 @@ ${grading ? gradingCard(req, e, grading, forms.grading) : ''}
     </form>
   </details>
 </div>
+
+${e.published_at && timing ? pauseCard(req, e, timing, forms) : ''}
 
 ${e.published_at ? html`<div class="card" id="extend">
   <h2>Extend or end time</h2>

@@ -46,11 +46,12 @@ const SWEEP_SQL = `SELECT s.id, s.stop_time FROM schedules s
   LEFT JOIN deadline_sweeps d ON d.schedule_id = s.id
  WHERE s.stop_time <= UTC_TIMESTAMP(3) AND (d.schedule_id IS NULL OR d.stop_time <> s.stop_time)`;
 
+// each due at its own deadline (the view's rule: extra time, accommodations, pauses)
 const QUEUE_SCHEDULE_SQL = `INSERT INTO grading_queue (assignment_id, due_at)
-SELECT a.id, s.stop_time + INTERVAL a.extra_minutes MINUTE
+SELECT w.assignment_id, w.deadline
   FROM schedules s JOIN slots sl ON sl.schedule_id = s.id
   JOIN users u ON u.section_id = sl.section_id
-  JOIN assignments a ON a.event_id = sl.event_id AND a.user_id = u.id AND a.kind = 'event'
+  JOIN assignment_window w ON w.event_id = sl.event_id AND w.user_id = u.id
  WHERE s.id = ?
 ON DUPLICATE KEY UPDATE due_at = LEAST(grading_queue.due_at, VALUES(due_at)), version = grading_queue.version + 1, attempts = 0`;
 

@@ -17,6 +17,7 @@ const { createLoginTracker } = require('../live/logins');
 const { createGradingService } = require('../grading/service');
 const { createAdminService } = require('../admin/service');
 const { createExamService } = require('../exam/service');
+const { createPausesService } = require('../exam/pauses');
 
 addNavItem({ href: '/grading/mine', label: 'Marks', roles: ['student'], order: 35 });
 addNavItem({ href: '/people', label: 'People', roles: ['instructor', 'admin'], order: 50 });
@@ -36,6 +37,7 @@ function mountStaff(app, deps) {
     grading: createGradingService({ db }),
     admin: createAdminService({ db, cfg }),
     exam: createExamService({ db }),
+    pauses: createPausesService({ db }),
   };
   const logins = createLoginTracker({ db, log });
   deps.staff = staff;

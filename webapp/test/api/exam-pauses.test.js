@@ -1,0 +1,125 @@
+'use strict';
+// Pause and resume (issue 30), through HAProxy against the real webapp, engine and
+// MariaDB: a paused student's window stands still (the view assignment_window moves
+// their deadline by the pause), the engine refuses their runs with a sentence, saves
+// stay harmless, every change is logged with who made it; students cannot pause.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const dbh = require('../helpers/db');
+const ex = require('../helpers/exam');
+const csv = require('../../src/staff/csv');
+const { as, postJson } = require('../helpers/staff');
+
+const PROG = 'int main(void){return 0;}\n';
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const deadlineOf = async (aid) => (await dbh.q('SELECT deadline, paused_since FROM assignment_window WHERE assignment_id = ?', [aid]))[0];
+
+test('pause and resume: one student, then the whole event', async (t) => {
+  t.after(() => dbh.close());
+  const { sectionId, users } = await ex.makeSection(3);
+  const problemId = await ex.makeProblem();
+  const exam = await ex.makeExam({ title: 'Pause', sectionId, problemId, startSec: -60, stopSec: 1800 });
+  const [u1, u2, u3] = users;
+  const a1 = await ex.assignment(exam.eventId, u1);
+  const a2 = await ex.assignment(exam.eventId, u2);
+  const instr = await as('instructor');
+  const s1 = await as(u1);
+  const s2 = await as(u2);
+
+  // a student can neither pause nor resume (staff routes), not even with a valid CSRF token
+  for (const path of ['pause', 'resume']) {
+    const r = await postJson(s1, `/events/${exam.eventId}/${path}`, { scope: 'student', username: u2, pause_id: 1 });
+    assert.equal(r.status, 403, `a student's ${path}`);
+  }
+  assert.equal((await deadlineOf(a2)).paused_since, null);
+
+  // bad input: a sentence, never a 500
+  const bad = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'room', ranges: 'not-an-address' });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error || JSON.stringify(bad.json), /not an address/);
+  const nobody = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'student', username: 'student01' });
+  assert.equal(nobody.status, 409, 'a student not in the event');
+
+  const before = await deadlineOf(a1);
+  const other = await deadlineOf(a2);
+  const p = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'student', username: u1, reason: 'unwell' });
+  assert.equal(p.status, 200, p.text);
+  assert.equal(p.json.students, 1);
+
+  // the editor's status says paused; the other student is not
+  const st1 = (await s1.getJson(`/editor/${a1}/status`)).json;
+  assert.equal(st1.paused, true);
+  assert.equal(st1.state, 'open');
+  assert.equal((await s2.getJson(`/editor/${a2}/status`)).json.paused, false);
+
+  // the engine (called directly, through HAProxy) refuses the paused student's runs
+  for (const path of ['/compile', '/execute', '/evaluate']) {
+    const r = await s1.request('POST', path, { json: { assignment_id: a1, code: PROG, input: '' }, csrf: true });
+    assert.equal(r.status, 409, `${path} while paused: ${r.text.slice(0, 200)}`);
+    assert.match(r.text, /paused/);
+  }
+  // ...and not the others'
+  const ok = await s2.request('POST', '/compile', { json: { assignment_id: a2, code: PROG }, csrf: true });
+  assert.equal(ok.status, 200, ok.text.slice(0, 200));
+
+  // a save while paused is harmless: accepted (nothing is lost), no working time gained
+  const save = await s1.request('POST', '/editor/save', { json: { assignment_id: a1, code: PROG, trigger: 'auto' }, csrf: true });
+  assert.equal(save.status, 200, save.text);
+
+  // the clock stands still: the deadline runs on with the pause
+  await sleep(1500);
+  const during = await deadlineOf(a1);
+  assert.ok(during.deadline > before.deadline, 'the deadline moves while paused');
+
+  const r = await postJson(instr, `/events/${exam.eventId}/resume`, { username: u1 });
+  assert.equal(r.status, 200, r.text);
+  const [hold] = await dbh.q('SELECT TIMESTAMPDIFF(MICROSECOND, started_at, ended_at) AS us FROM pause_holds WHERE pause_id = ?', [p.json.id]);
+  const after = await deadlineOf(a1);
+  assert.equal(after.paused_since, null);
+  assert.equal(after.deadline - before.deadline, Math.round(Number(hold.us) / 1000), 'the end time moved by exactly the pause');
+  assert.ok(Number(hold.us) >= 1500000);
+  assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, after.deadline.toISOString());
+  const again = await s1.request('POST', '/compile', { json: { assignment_id: a1, code: PROG }, csrf: true });
+  assert.equal(again.status, 200, `runs again after the resume: ${again.text.slice(0, 200)}`);
+  // the other student's time did not move
+  assert.equal((await deadlineOf(a2)).deadline.getTime(), other.deadline.getTime());
+
+  // the whole event: every student sitting it is held, then released by the pause's id
+  const all = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'event' });
+  assert.equal(all.status, 200, all.text);
+  assert.equal(all.json.students, 3);
+  const page = await instr.get(`/events/${exam.eventId}`);
+  assert.match(page.text, /whole event/);
+  assert.match(page.text, new RegExp(`resume-${all.json.id}`));
+  assert.equal((await s2.getJson(`/editor/${a2}/status`)).json.paused, true);
+  // pausing again holds nobody new (already paused): refused, never counted twice
+  assert.equal((await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'event' })).status, 409);
+  assert.equal((await postJson(instr, `/events/${exam.eventId}/resume`, { pause_id: all.json.id })).status, 200);
+  assert.equal((await s2.getJson(`/editor/${a2}/status`)).json.paused, false);
+  assert.equal((await deadlineOf(await ex.assignment(exam.eventId, u3))).paused_since, null);
+
+  // the timing log names who did what, and exports as CSV
+  const log = await instr.get(`/events/${exam.eventId}/timing-log.csv`);
+  assert.equal(log.status, 200);
+  assert.match(log.headers.get('content-type'), /text\/csv/);
+  const rows = csv.parse(log.text).map((x) => x.fields);
+  assert.deepEqual(rows[0], ['time_utc', 'who', 'action', 'target', 'detail']);
+  const actions = rows.slice(1).map((x) => `${x[1]} ${x[2]} ${x[3]}`);
+  assert.deepEqual(actions, [`instructor pause student ${u1}`, `instructor resume student ${u1}`, 'instructor pause whole event', 'instructor resume whole event']);
+  assert.match(rows[1][4], /unwell/);
+  // a student cannot read it
+  assert.equal((await s1.get(`/events/${exam.eventId}/timing-log.csv`)).status, 403);
+});
+
+test('a pause never reopens a student whose time is over', async (t) => {
+  t.after(() => dbh.close());
+  const { sectionId, users } = await ex.makeSection(1);
+  const problemId = await ex.makeProblem();
+  const exam = await ex.makeExam({ title: 'Pause ended', sectionId, problemId, startSec: -600, stopSec: -5 });
+  const instr = await as('instructor');
+  const r = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'event' });
+  assert.equal(r.status, 409);
+  assert.match(r.json.error, /No student is sitting/);
+  const a = await ex.assignment(exam.eventId, users[0]);
+  assert.ok((await deadlineOf(a)).deadline < new Date());
+});
