@@ -99,5 +99,6 @@ SELECT ld.event_id, sl.section_id, ld.allowed_ranges, ld.single_session
   JOIN slots sl ON sl.event_id = ld.event_id
   JOIN schedules s ON s.id = sl.schedule_id
  WHERE UTC_TIMESTAMP(3) >= s.start_time - INTERVAL 15 MINUTE
-   AND UTC_TIMESTAMP(3) < GREATEST(s.stop_time, COALESCE((SELECT MAX(w.deadline) FROM assignment_window w WHERE w.event_id = ld.event_id), s.stop_time))
-                          + INTERVAL 15 MINUTE;
+   AND (UTC_TIMESTAMP(3) < s.stop_time + INTERVAL 15 MINUTE
+        OR EXISTS (SELECT 1 FROM assignment_window w
+                    WHERE w.event_id = ld.event_id AND UTC_TIMESTAMP(3) < w.deadline + INTERVAL 15 MINUTE));

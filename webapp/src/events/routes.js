@@ -6,7 +6,7 @@ const { toId } = require('../staff/form');
 const ui = require('../staff/ui');
 const v = require('./views');
 
-module.exports = function eventsRoutes({ db, events, exam, pauses }) {
+module.exports = function eventsRoutes({ db, events, exam, pauses, accommodations }) {
   const r = express.Router();
   const eid = (req) => { const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such event.'); return id; };
 
@@ -42,6 +42,18 @@ module.exports = function eventsRoutes({ db, events, exam, pauses }) {
     }
     if (wantsJson(req)) return res.status(201).json({ ok: true, id });
     return res.redirect(303, `/events/${id}?msg=${encodeURIComponent('Event created. Add its questions and schedule sections.')}`);
+  });
+
+  // accommodations agreed ahead (every event of the course), before /:id
+  r.get('/accommodations', async (req, res) => ui.send(res, v.accommodationsPage(req, { rows: await accommodations.list(), flash: String(req.query.msg || '').slice(0, 300) })));
+  r.post('/accommodations', async (req, res) => {
+    let out;
+    try { out = await accommodations.importCsv(req.session.uid, req.body); } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400 || wantsJson(req)) throw err;
+      return ui.send(res, v.accommodationsPage(req, { rows: await accommodations.list(), form: ui.failed(err, req.body) }), 400);
+    }
+    if (wantsJson(req)) return res.json({ ok: true, ...out });
+    return res.redirect(303, `/events/accommodations?msg=${encodeURIComponent(`${out.imported} row(s) imported.`)}`);
   });
 
   // flash messages come back in ?msg= (shown escaped; only ever text)
@@ -86,6 +98,9 @@ module.exports = function eventsRoutes({ db, events, exam, pauses }) {
   });
   action('/:id/resume', (id, req) => pauses.resume(id, req.session.uid, req.body), {
     form: 'resume', message: (o) => `Resumed (${o.what}): ${o.students} student(s); their end times moved by the pause.`,
+  });
+  action('/:id/accommodations', (id, req) => accommodations.setApply(id, req.session.uid, req.body), {
+    message: (o) => (o.apply ? 'Accommodations apply to this event.' : 'This event opts out of accommodations: every student has the scheduled time.'),
   });
   r.get('/:id/timing-log.csv', async (req, res) => {
     const id = eid(req);

@@ -20,7 +20,7 @@ function listPage(req, { rows, flash }) {
   return ui.page(req, {
     title: 'Events',
     active: '/events',
-    body: html`${head('Events', 'Labs, quizzes and exams: questions, schedules per section, publishing, live progress, results.', html`<a class="btn primary" href="/events/new">New event</a>`)}
+    body: html`${head('Events', 'Labs, quizzes and exams: questions, schedules per section, publishing, live progress, results.', html`<a class="btn" href="/events/accommodations" id="accommodations-link">Accommodations</a> <a class="btn primary" href="/events/new">New event</a>`)}
 ${ui.flash('ok', flash)}
 ${rows.length ? html`<div class="card tablewrap"><table class="list" id="events">
 <thead><tr><th>Event</th><th>Type</th><th class="num">Questions</th><th class="num">Sections</th><th>From</th><th>To</th><th>State</th><th>Published</th><th class="num">Assignments</th></tr></thead>
@@ -70,6 +70,27 @@ function gradingCard(req, e, g, form) {
 </div>`;
 }
 
+// Accommodations agreed ahead (issue 30): the list and the CSV import.
+function accommodationsPage(req, { rows, form = {}, flash }) {
+  return ui.page(req, {
+    title: 'Accommodations',
+    active: '/events',
+    body: html`${ui.crumbs([{ href: '/events', label: 'Events' }, { label: 'Accommodations' }])}
+${head('Accommodations', 'Extra time agreed ahead per student: +N% of each event\'s scheduled time and/or +N minutes, applied to every event unless the event opts out. Each student sees their own end time.')}
+${ui.flash('ok', flash)}
+<form method="post" action="/events/accommodations" class="card" novalidate>
+  ${ui.csrf(req)}
+  ${ui.formError(form)}
+  <h2>Import (CSV)</h2>
+  <p class="muted small">One row per student: <code>username,extra_percent,extra_minutes,note</code> (a header row is allowed). Both 0 removes the student's accommodation. Nothing is stored unless every row is right.</p>
+  ${ui.textarea(form, 'csv', 'CSV rows', { rows: 8, mono: true, attrs: { placeholder: 'username,extra_percent,extra_minutes,note' } })}
+  <div class="formactions"><button class="btn primary" type="submit" id="import-accommodations">Import</button></div>
+</form>
+${rows.length ? html`<div class="card tablewrap"><table class="list" id="accommodations"><thead><tr><th>Student</th><th>Section</th><th class="num">Extra %</th><th class="num">Extra min</th><th>Note</th><th>Set by</th><th>When</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr><td>${r.username} <span class="muted small">${r.name}</span></td><td>${r.section || ''}</td><td class="num">${r.extra_percent}</td><td class="num">${r.extra_minutes}</td><td>${r.note}</td><td class="small">${r.updated_by || ''}</td><td class="small">${time(r.updated_at)}</td></tr>`)}</tbody></table></div>` : html`<p class="empty">No accommodations yet.</p>`}`,
+  });
+}
+
 // Pause and resume (issue 30): who is held, and the log of every timing change.
 function pauseCard(req, e, { pauses, log }, forms) {
   const fp = forms.pause || { values: { scope: 'event' } };
@@ -90,6 +111,11 @@ function pauseCard(req, e, { pauses, log }, forms) {
       ${ui.input(fp, 'username', 'Student username (for one student)')}
     </div>
     <div class="formactions"><button class="btn danger" type="submit" id="pause">Pause</button></div>
+  </form>
+  <form method="post" action="/events/${e.id}/accommodations" novalidate class="inline">
+    ${ui.csrf(req)}
+    ${ui.checkbox({ values: { accommodations_apply: e.accommodations_apply ? '1' : '' } }, 'accommodations_apply', 'Students\' accommodations (extra time agreed ahead) apply to this event')}
+    <div class="formactions"><button class="btn small" type="submit" id="save-accommodations-apply">Save</button> <a href="/events/accommodations">Accommodations</a></div>
   </form>
   <form method="post" action="/events/${e.id}/resume" novalidate class="inline">
     ${ui.csrf(req)}
@@ -225,4 +251,4 @@ ${e.published_at ? html`<div class="card" id="extend">
   });
 }
 
-module.exports = { listPage, newPage, eventPage };
+module.exports = { listPage, newPage, eventPage, accommodationsPage };

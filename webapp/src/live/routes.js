@@ -23,6 +23,7 @@ module.exports = function liveRoutes({ live, cfg }) {
       students: snap.students.map((s) => ({
         user_id: s.user_id, username: s.username, last_login_at: s.last_login_at, last_activity: s.last_activity,
         saved: s.saved, submitted: s.submitted, questions: s.questions, score: s.score, extra_minutes: s.extra_minutes, logged_in: s.logged_in,
+        ends: s.ends, paused: !!s.paused_since, accommodation_s: Number(s.accommodation_s) || 0,
       })),
     });
   });

@@ -19,8 +19,10 @@ function createLiveService({ db }) {
     if (!ev) throw notFound('No such event.');
     const students = await db.query(`SELECT u.id AS user_id, u.username, u.name, sec.code AS section, u.last_login_at,
         COUNT(*) AS questions, SUM(cv.latest_save_time IS NOT NULL) AS saved, SUM(cv.submitted_at IS NOT NULL) AS submitted,
-        MAX(cv.latest_save_time) AS last_activity, SUM(cv.score) AS score, MAX(a.extra_minutes) AS extra_minutes
+        MAX(cv.latest_save_time) AS last_activity, SUM(cv.score) AS score, MAX(a.extra_minutes) AS extra_minutes,
+        MAX(w.deadline) AS ends, MAX(w.paused_since) AS paused_since, MAX(w.accommodation_s) AS accommodation_s
       FROM codebook_view cv JOIN assignments a ON a.id = cv.assignment_id
+      LEFT JOIN assignment_window w ON w.assignment_id = a.id
       JOIN users u ON u.id = cv.user_id LEFT JOIN sections sec ON sec.id = u.section_id
       WHERE cv.event_id = ? AND cv.kind = 'event'
       GROUP BY u.id, u.username, u.name, sec.code, u.last_login_at

@@ -25,11 +25,12 @@ function livePage(req, { snap, everyMs, windowH }) {
 </div>
 <p class="muted small">Signed in: since ${windowH} h before the first start. Last activity: the latest save, compile, run, evaluation or submission. Score: the automatic evaluation so far (sum over questions).</p>
 ${students.length ? html`<div class="card tablewrap"><table class="list compact" id="live-table">
-<thead><tr><th>Student</th><th>Name</th><th>Section</th><th>Last sign-in</th><th>Last activity</th><th class="num">Saved</th><th class="num">Submitted</th><th class="num">Score</th><th>Extra</th></tr></thead>
+<thead><tr><th>Student</th><th>Name</th><th>Section</th><th>Last sign-in</th><th>Last activity</th><th class="num">Saved</th><th class="num">Submitted</th><th class="num">Score</th><th>Extra</th><th>Ends</th></tr></thead>
 <tbody>${students.map((s) => html`<tr id="st-${s.user_id}" data-username="${s.username}"><td>${s.username}</td><td>${s.name}</td><td>${s.section || ''}</td>
 <td data-f="login">${fmt(s.last_login_at)}</td><td data-f="activity">${fmt(s.last_activity)}</td>
 <td class="num"><span data-f="saved">${s.saved}</span>/${s.questions}</td><td class="num"><span data-f="submitted">${s.submitted}</span>/${s.questions}</td>
-<td class="num" data-f="score">${s.score === null ? '—' : s.score}</td><td class="small" data-f="extra">${s.extra_minutes ? `+${s.extra_minutes} min` : ''}</td></tr>`)}</tbody>
+<td class="num" data-f="score">${s.score === null ? '—' : s.score}</td><td class="small" data-f="extra">${s.extra_minutes ? `+${s.extra_minutes} min` : ''}${s.accommodation_s ? ` (agreed +${Math.round(s.accommodation_s / 60)} min)` : ''}</td>
+<td class="small" data-f="ends">${s.paused_since ? html`<span class="pill info">paused</span> ` : ''}${fmt(s.ends)}</td></tr>`)}</tbody>
 </table></div>` : html`<p class="empty">No student has an assignment in this event yet (publish it, and schedule sections with students).</p>`}
 </div>`,
   });

@@ -18,6 +18,7 @@ const { createGradingService } = require('../grading/service');
 const { createAdminService } = require('../admin/service');
 const { createExamService } = require('../exam/service');
 const { createPausesService } = require('../exam/pauses');
+const { createAccommodationsService } = require('../exam/accommodations');
 
 addNavItem({ href: '/grading/mine', label: 'Marks', roles: ['student'], order: 35 });
 addNavItem({ href: '/people', label: 'People', roles: ['instructor', 'admin'], order: 50 });
@@ -38,6 +39,7 @@ function mountStaff(app, deps) {
     admin: createAdminService({ db, cfg }),
     exam: createExamService({ db }),
     pauses: createPausesService({ db }),
+    accommodations: createAccommodationsService({ db }),
   };
   const logins = createLoginTracker({ db, log });
   deps.staff = staff;

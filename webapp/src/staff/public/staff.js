@@ -110,7 +110,8 @@
             changed = setText(tr.querySelector('[data-f=saved]'), String(s.saved)) || changed;
             changed = setText(tr.querySelector('[data-f=submitted]'), String(s.submitted)) || changed;
             changed = setText(tr.querySelector('[data-f=score]'), s.score == null ? '—' : String(s.score)) || changed;
-            changed = setText(tr.querySelector('[data-f=extra]'), s.extra_minutes ? '+' + s.extra_minutes + ' min' : '') || changed;
+            changed = setText(tr.querySelector('[data-f=extra]'), (s.extra_minutes ? '+' + s.extra_minutes + ' min' : '') + (s.accommodation_s ? ' (agreed +' + Math.round(s.accommodation_s / 60) + ' min)' : '')) || changed;
+            changed = setText(tr.querySelector('[data-f=ends]'), (s.paused ? 'paused ' : '') + (s.ends ? fmtTime(s.ends) : '—')) || changed;
             if (changed && last[s.user_id]) { tr.classList.remove('changed'); void tr.offsetWidth; tr.classList.add('changed'); }
             last[s.user_id] = true;
           });
