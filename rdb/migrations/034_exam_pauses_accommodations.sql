@@ -55,8 +55,9 @@ CREATE TABLE pause_holds (
 -- section ends, accommodations applied by import): read and exported by staff.
 CREATE TABLE event_timing_log (
   id          BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY,
-  event_id    INT UNSIGNED NULL,                    -- NULL: every event (an accommodation)
+  event_id    INT UNSIGNED NULL,                    -- NULL: every event of the student (an accommodation)
   actor_id    INT UNSIGNED NULL,
+  user_id     INT UNSIGNED NULL,                    -- the student concerned, when one is
   action      VARCHAR(32)  NOT NULL,
   target      VARCHAR(255) NOT NULL DEFAULT '',
   detail      VARCHAR(500) NOT NULL DEFAULT '',

@@ -62,8 +62,8 @@ function createAccommodationsService({ db }) {
             ON DUPLICATE KEY UPDATE extra_percent = VALUES(extra_percent), extra_minutes = VALUES(extra_minutes), note = VALUES(note), updated_by = VALUES(updated_by)`,
           [uid, r.percent, r.minutes, r.note, actorId]);
         }
-        await tx.query(`INSERT INTO event_timing_log (event_id, actor_id, action, target, detail) VALUES (NULL, ?, 'accommodation', ?, ?)`,
-          [actorId, `student ${r.username}`.slice(0, 255), r.percent || r.minutes ? `+${r.percent}% +${r.minutes} min` : 'removed']);
+        await tx.query(`INSERT INTO event_timing_log (event_id, actor_id, user_id, action, target, detail) VALUES (NULL, ?, ?, 'accommodation', ?, ?)`,
+          [actorId, uid, `student ${r.username}`.slice(0, 255), r.percent || r.minutes ? `extra ${r.percent}% and ${r.minutes} min` : 'removed']);
       }
       // the events these students sit now (or later) learn of their new end times
       const events = await tx.text(`SELECT DISTINCT w.event_id FROM assignment_window w

@@ -123,7 +123,8 @@ function createPausesService({ db }) {
   async function timingLog(eventId, limit = 200) {
     return db.query(`SELECT l.id, l.event_id, l.action, l.target, l.detail, l.created_at, u.username AS actor
       FROM event_timing_log l LEFT JOIN users u ON u.id = l.actor_id
-      WHERE l.event_id = ? OR l.event_id IS NULL ORDER BY l.id DESC LIMIT ${Number(limit) || 200}`, [eventId]);
+      WHERE l.event_id = ? OR (l.event_id IS NULL AND l.user_id IN (SELECT a.user_id FROM assignments a WHERE a.event_id = ?))
+      ORDER BY l.id DESC LIMIT ${Number(limit) || 200}`, [eventId, eventId]);
   }
 
   async function timingLogCsv(eventId) {

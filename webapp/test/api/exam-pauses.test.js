@@ -123,3 +123,63 @@ test('a pause never reopens a student whose time is over', async (t) => {
   const a = await ex.assignment(exam.eventId, users[0]);
   assert.ok((await deadlineOf(a)).deadline < new Date());
 });
+
+test('accommodations: CSV import, each student\'s own end time, the event may opt out; nobody else sees them', async (t) => {
+  t.after(() => dbh.close());
+  const { sectionId, users } = await ex.makeSection(2);
+  const problemId = await ex.makeProblem();
+  const exam = await ex.makeExam({ title: 'Accommodated', sectionId, problemId, startSec: -60, stopSec: 3540 }); // one hour
+  const [u1, u2] = users;
+  const a1 = await ex.assignment(exam.eventId, u1);
+  const a2 = await ex.assignment(exam.eventId, u2);
+  const instr = await as('instructor');
+  const s1 = await as(u1);
+  const s2 = await as(u2);
+  const version = async () => Number(((await dbh.q('SELECT version FROM event_timing WHERE event_id = ?', [exam.eventId]))[0] || { version: 0 }).version);
+  const v0 = await version();
+
+  // a wrong row stores nothing and says which line
+  const bad = await postJson(instr, '/events/accommodations', { csv: `username,extra_percent,extra_minutes,note\n${u1},25,0,ok\nnobody-${ex.TAG},10,0,\n${u2},abc,0,` });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error, /Line 3: there is no student/);
+  assert.match(bad.json.error, /Line 4: extra_percent must be a whole number/);
+  assert.equal((await dbh.q('SELECT COUNT(*) AS n FROM accommodations WHERE user_id IN (SELECT id FROM users WHERE username IN (?, ?))', [u1, u2]))[0].n, 0);
+
+  const ok = await postJson(instr, '/events/accommodations', { csv: `username,extra_percent,extra_minutes,note\r\n${u1},25%,0,"reader, rest breaks"\r\n${u2},0,10,` });
+  assert.equal(ok.status, 200, ok.text);
+  assert.equal(ok.json.imported, 2);
+  const st1 = (await s1.getJson(`/editor/${a1}/status`)).json;
+  const st2 = (await s2.getJson(`/editor/${a2}/status`)).json;
+  const [sched] = await dbh.q('SELECT s.stop_time FROM schedules s JOIN slots sl ON sl.schedule_id = s.id WHERE sl.event_id = ?', [exam.eventId]);
+  assert.equal(new Date(st1.deadline) - sched.stop_time, 15 * 60 * 1000, '+25% of one hour');
+  assert.equal(st1.accommodation_s, 900);
+  assert.equal(new Date(st2.deadline) - sched.stop_time, 10 * 60 * 1000, '+10 minutes');
+  // open editors learn of it: the timing version moved
+  assert.ok(await version() > v0);
+  // and the event's timing log names the change (only its own students')
+  const log = csv.parse((await instr.get(`/events/${exam.eventId}/timing-log.csv`)).text).map((x) => x.fields.slice(1, 5).join(' '));
+  assert.deepEqual(log.slice(1), [`instructor accommodation student ${u1} extra 25% and 0 min`, `instructor accommodation student ${u2} extra 0% and 10 min`]);
+  // the student's own end time on the editor page and on the live monitor
+  const page = await s1.get(`/editor/${a1}`);
+  assert.match(page.text, /id="end-time"[^>]*>ends <time datetime="([^"]+)"/);
+  assert.equal(/id="end-time"[^>]*>ends <time datetime="([^"]+)"/.exec(page.text)[1], st1.deadline);
+  assert.match(page.text, /extra time \+15 min/);
+  const live = await instr.getJson(`/live/${exam.eventId}/data`);
+  const row = live.json.students.find((s) => s.username === u1);
+  assert.equal(new Date(row.ends).toISOString(), st1.deadline);
+
+  // attack: a student sees neither the list nor another student's window, nor imports
+  assert.equal((await s2.get('/events/accommodations')).status, 403);
+  assert.equal((await postJson(s2, '/events/accommodations', { csv: `${u2},300,0,` })).status, 403);
+  assert.equal((await s2.getJson(`/editor/${a1}/status`)).status, 404);
+  assert.doesNotMatch((await s2.get(`/editor/${a2}`)).text, /\+15 min/);
+
+  // the event opts out: the scheduled time for everyone
+  assert.equal((await postJson(instr, `/events/${exam.eventId}/accommodations`, { accommodations_apply: '' })).status, 200);
+  assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, sched.stop_time.toISOString());
+  assert.equal((await postJson(instr, `/events/${exam.eventId}/accommodations`, { accommodations_apply: '1' })).status, 200);
+  assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, st1.deadline);
+  // both zero removes it
+  assert.equal((await postJson(instr, '/events/accommodations', { csv: `${u1},0,0,` })).status, 200);
+  assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, sched.stop_time.toISOString());
+});
