@@ -25,6 +25,9 @@ function questionSwitcher(a) {
   </nav>`;
 }
 
+// agreed extra time, in minutes (seconds only for an exam shorter than a few minutes)
+function extraText(s) { return s < 60 ? `${s} s` : `${Math.round(s / 60)} min`; }
+
 function editorPage(req, a) {
   const closed = a.state === 'closed';
   const canEvaluate = a.kind !== 'scratch';
@@ -57,7 +60,7 @@ function editorPage(req, a) {
       ${canSubmit ? html`<span id="changed-since-submit" class="pill warn"${a.changedSinceSubmit ? '' : html` hidden`}>Changed since submit</span>` : ''}
       <span id="save-state" class="savestate" aria-live="polite">${a.savedAt ? html`Saved ${time(a.savedAt)}` : 'Not saved yet'}</span>
       ${a.stop ? html`<span class="countdown ${closed ? 'over' : ''}" id="countdown" data-deadline="${iso(a.stop)}" title="Closes ${iso(a.stop)}"><span class="label">${closed ? 'Closed' : 'Time left'}</span> <strong>--:--</strong></span>
-      <span class="small muted" id="end-time" title="${a.accommodationS ? 'Your end time includes your agreed extra time.' : 'Your end time.'}">ends ${time(a.stop)}${a.accommodationS ? html` (extra time +${Math.round(a.accommodationS / 60)} min)` : ''}</span>` : ''}
+      <span class="small muted" id="end-time" title="${a.accommodationS ? 'Your end time includes your agreed extra time.' : 'Your end time.'}">ends ${time(a.stop)}${a.accommodationS ? html` (extra time +${extraText(a.accommodationS)})` : ''}</span>` : ''}
     </div>
   </div>
   ${closed ? html`<div class="banner warn" id="closed-banner" role="status">This event has closed. You can read your last saved code, but it can no longer be changed or submitted.</div>` : html`<div class="banner warn" id="closed-banner" role="status" hidden></div>`}

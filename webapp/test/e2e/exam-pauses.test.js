@@ -1,0 +1,118 @@
+'use strict';
+// Issue 30 in headless Chromium through HAProxy with the real engine and grader:
+// a student with +25% sees their own end time and works (and is submitted
+// automatically) until it, after a classmate's editor has closed; a paused
+// student's clock, editor and runs stop, and resume with the end time moved by
+// the pause. Exams last seconds, not minutes; no assertion rests on a tight bound.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { chromium } = require('playwright-core');
+const { chromiumPath, ARGS } = require('../helpers/browser');
+const dbh = require('../helpers/db');
+const ex = require('../helpers/exam');
+const { as, postForm, postJson } = require('../helpers/staff');
+
+async function signIn(browser, username, errors) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
+  const page = await ex.signInPage(context, username);
+  page.on('close', () => context.close().catch(() => {}));
+  return page;
+}
+
+async function secondsLeft(page) {
+  const m = /^(\d+):(\d+):(\d+)$/.exec((await page.locator('#countdown strong').innerText()).trim());
+  return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : null;
+}
+const endTime = async (page) => new Date(await page.locator('#end-time time').getAttribute('datetime')).getTime();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// the engine, called from the page as a script would (the session's CSRF token)
+const compileFromPage = (page, aid) => page.evaluate(async (id) => {
+  const r = await fetch('/compile', {
+    method: 'POST', credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-CSRF-Token': document.querySelector('meta[name="csrf-token"]').content },
+    body: JSON.stringify({ assignment_id: id, code: 'int main(void){return 0;}\n' }),
+  });
+  return { status: r.status, body: await r.text() };
+}, aid);
+
+test('accommodations and pauses in the browser', { skip: !chromiumPath() && 'chromium is not installed', timeout: 300000 }, async (t) => {
+  const { sectionId, users } = await ex.makeSection(3);
+  const problemId = await ex.makeProblem();
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ARGS });
+  const staff = await as('instructor');
+  t.after(async () => { await browser.close(); await dbh.close(); });
+  const errors = [];
+
+  await t.test('a +25% student sees their own end time and is submitted automatically at it', async () => {
+    const [extra, plain] = users;
+    assert.equal((await postJson(staff, '/events/accommodations', { csv: `${extra},25,0,e2e` })).status, 200);
+    // 40 s scheduled from 10 s ago: +25% is 10 s more for one student
+    const exam = await ex.makeExam({ title: 'Plus25', sectionId, problemId, startSec: -10, stopSec: 30 });
+    const a1 = await ex.assignment(exam.eventId, extra);
+    const a2 = await ex.assignment(exam.eventId, plain);
+    const p1 = await signIn(browser, extra, errors);
+    const p2 = await signIn(browser, plain, errors);
+    await ex.openEditor(p1, a1);
+    await ex.openEditor(p2, a2);
+    assert.equal(await endTime(p1) - await endTime(p2), 10000, 'the end times shown differ by 25% of 40 s');
+    assert.match(await p1.locator('#end-time').innerText(), /extra time \+10 s/);
+    await ex.setCode(p2, ex.BUGGY);
+    await ex.setCode(p1, ex.BUGGY);
+    // the classmate's editor closes at the scheduled end; the accommodated one stays open
+    await p2.locator('#countdown.over').waitFor({ timeout: 60000 });
+    assert.equal(await p1.evaluate(() => window.prutorEditor.view.state.readOnly), false);
+    await ex.setCode(p1, ex.FIXED);
+    await p1.click('.cm-content');
+    await p1.keyboard.press('Control+S');
+    await p1.locator('#save-state', { hasText: /^Saved/ }).waitFor();
+    const [saved] = await dbh.q("SELECT c.id, c.save_time, w.deadline FROM code c JOIN assignment_window w ON w.assignment_id = c.assignment_id WHERE c.assignment_id = ? AND c.save_trigger = 'manual' ORDER BY c.id DESC LIMIT 1", [a1]);
+    const [sched] = await dbh.q('SELECT s.stop_time FROM schedules s JOIN slots sl ON sl.schedule_id = s.id WHERE sl.event_id = ?', [exam.eventId]);
+    assert.ok(saved.save_time >= sched.stop_time, 'saved after the scheduled end');
+    assert.ok(saved.save_time < saved.deadline, 'and before their own');
+    await p1.locator('#countdown.over').waitFor({ timeout: 60000 });
+    const sub = await ex.until(async () => (await dbh.q('SELECT automatic, code_id FROM submissions WHERE assignment_id = ?', [a1]))[0],
+      { timeoutMs: 90000, what: 'the automatic submission of the accommodated student' });
+    assert.equal(sub.automatic, 1);
+    assert.equal(Number(sub.code_id), Number(saved.id), 'the code saved in the extra time is what was submitted');
+    await p1.close();
+    await p2.close();
+    assert.equal((await postJson(staff, '/events/accommodations', { csv: `${extra},0,0,` })).status, 200);
+  });
+
+  await t.test('a paused student\'s clock, editor and runs stop, and resume with the end time moved', async () => {
+    const who = users[2];
+    const exam = await ex.makeExam({ title: 'Paused', sectionId, problemId, startSec: -30, stopSec: 600 });
+    const aid = await ex.assignment(exam.eventId, who);
+    const page = await signIn(browser, who, errors);
+    await ex.openEditor(page, aid);
+    await ex.setCode(page, ex.BUGGY);
+    const end0 = await endTime(page);
+    assert.equal((await postForm(staff, `/events/${exam.eventId}/pause`, { scope: 'student', username: who, reason: 'fire alarm' })).status, 303);
+    // the open editor learns of it from the timing version it polls
+    await page.locator('html[data-paused="1"]').waitFor({ timeout: 30000 });
+    assert.match(await page.locator('#closed-banner').innerText(), /paused by the invigilator/);
+    assert.equal(await page.evaluate(() => window.prutorEditor.view.state.readOnly), true);
+    assert.equal(await page.locator('#btn-compile').isDisabled(), true);
+    assert.equal(await ex.getCode(page), ex.BUGGY, 'the code is kept');
+    const frozen = await secondsLeft(page);
+    await sleep(2500);
+    assert.equal(await secondsLeft(page), frozen, 'the clock stands still');
+    const refused = await compileFromPage(page, aid);
+    assert.equal(refused.status, 409);
+    assert.match(refused.body, /paused/);
+    assert.equal((await postForm(staff, `/events/${exam.eventId}/resume`, { username: who })).status, 303);
+    await page.waitForFunction(() => !document.documentElement.dataset.paused, null, { timeout: 30000 });
+    assert.match(await page.locator('#closed-banner').innerText(), /resumed/);
+    assert.equal(await page.evaluate(() => window.prutorEditor.view.state.readOnly), false);
+    const [hold] = await dbh.q('SELECT TIMESTAMPDIFF(MICROSECOND, h.started_at, h.ended_at) AS us FROM pause_holds h WHERE h.event_id = ? ORDER BY h.started_at DESC LIMIT 1', [exam.eventId]);
+    assert.equal(await endTime(page) - end0, Math.round(Number(hold.us) / 1000), 'the end time moved by the pause');
+    // the clock runs again, from where it stood
+    const left = await secondsLeft(page);
+    assert.ok(left <= frozen && left >= frozen - 30, `${left} after ${frozen}`);
+    assert.equal((await compileFromPage(page, aid)).status, 200);
+    await page.close();
+  });
+
+  assert.deepEqual(errors, []);
+});
