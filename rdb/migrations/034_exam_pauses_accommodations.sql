@@ -19,6 +19,13 @@ CREATE TABLE accommodations (
 
 ALTER TABLE events ADD COLUMN accommodations_apply TINYINT(1) NOT NULL DEFAULT 1 AFTER grades_released_at;
 
+-- A common start: with start_mode 'invigilator' the students wait until staff press
+-- start (started_at); every section then has its scheduled duration from that moment.
+ALTER TABLE events
+  ADD COLUMN start_mode ENUM('scheduled','invigilator') NOT NULL DEFAULT 'scheduled' AFTER accommodations_apply,
+  ADD COLUMN started_at DATETIME(3) NULL AFTER start_mode,
+  ADD COLUMN started_by INT UNSIGNED NULL AFTER started_at;
+
 -- A pause staff started: its scope and target as typed (for the log and the page).
 CREATE TABLE pauses (
   id          INT UNSIGNED AUTO_INCREMENT PRIMARY KEY,
@@ -66,16 +73,19 @@ CREATE TABLE event_timing_log (
   CONSTRAINT fk_event_timing_log_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE
 ) ENGINE=InnoDB;
 
--- THE WINDOW RULE (replaces 020's): the section's schedule; its stop moved by the
+-- THE WINDOW RULE (replaces 020's): the section's schedule (for a common start:
+-- its duration from the moment staff pressed start; no window before); its stop moved by the
 -- student's extra minutes given during the event, their accommodation (unless the
 -- event opts out; the percentage is of the scheduled duration, rounded to the
 -- second), and every pause that held them (an ongoing one up to now, so a paused
 -- student's remaining time stays still). paused_since: when the student's ongoing
--- pause began, NULL when not paused. Code stored at or after `deadline` is late.
+-- pause began, NULL when not paused. waiting: a common start not given yet (start_time
+-- and deadline are NULL until it is). Code stored at or after `deadline` is late.
 CREATE OR REPLACE VIEW assignment_window AS
 SELECT a.id AS assignment_id, a.event_id, a.user_id, e.graded_basis,
-       s.start_time,
-       CAST(s.stop_time + INTERVAL a.extra_minutes MINUTE
+       IF(e.start_mode = 'invigilator', e.started_at, s.start_time) AS start_time,
+       CAST(IF(e.start_mode = 'invigilator', e.started_at + INTERVAL TIMESTAMPDIFF(MICROSECOND, s.start_time, s.stop_time) MICROSECOND, s.stop_time)
+         + INTERVAL a.extra_minutes MINUTE
          + INTERVAL IF(e.accommodations_apply = 1 AND ac.user_id IS NOT NULL,
              ac.extra_minutes * 60 + ROUND(TIMESTAMPDIFF(SECOND, s.start_time, s.stop_time) * ac.extra_percent / 100), 0) SECOND
          + INTERVAL COALESCE((SELECT SUM(TIMESTAMPDIFF(MICROSECOND, h.started_at, COALESCE(h.ended_at, UTC_TIMESTAMP(3))))
@@ -83,7 +93,9 @@ SELECT a.id AS assignment_id, a.event_id, a.user_id, e.graded_basis,
        (SELECT MIN(h.started_at) FROM pause_holds h
          WHERE h.user_id = a.user_id AND h.event_id = a.event_id AND h.ended_at IS NULL) AS paused_since,
        IF(e.accommodations_apply = 1 AND ac.user_id IS NOT NULL,
-          ac.extra_minutes * 60 + ROUND(TIMESTAMPDIFF(SECOND, s.start_time, s.stop_time) * ac.extra_percent / 100), 0) AS accommodation_s
+          ac.extra_minutes * 60 + ROUND(TIMESTAMPDIFF(SECOND, s.start_time, s.stop_time) * ac.extra_percent / 100), 0) AS accommodation_s,
+       e.start_mode = 'invigilator' AND e.started_at IS NULL AS waiting,
+       s.start_time AS scheduled_start, s.stop_time AS scheduled_stop
   FROM assignments a
   JOIN events e    ON e.id = a.event_id
   JOIN users u     ON u.id = a.user_id

@@ -34,6 +34,36 @@
     tick();
     setInterval(tick, 1000);
   }
+  // The waiting page of a common start (issue 30): a clock on the server's time, and
+  // a poll of the event's timing version (cheap, no session); when it moves, the
+  // student's window is asked for and, once open, the first question opens.
+  function waitForStart() {
+    var w = document.querySelector('[data-wait-event]');
+    if (!w) return;
+    var clockEl = w.querySelector('[data-clock]');
+    var skew = new Date(clockEl.getAttribute('data-now')).getTime() - Date.now();
+    setInterval(function () {
+      var d = new Date(Date.now() + skew);
+      clockEl.textContent = pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+    }, 1000);
+    var version = Number(w.getAttribute('data-wait-version'));
+    var aid = w.getAttribute('data-wait-assignment');
+    function poll() {
+      fetch('/exam/timing/' + w.getAttribute('data-wait-event'), { headers: { Accept: 'application/json' }, cache: 'no-store' })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (t) {
+          if (!t || t.v === version) return null;
+          version = t.v;
+          return fetch('/editor/' + aid + '/status', { credentials: 'same-origin', headers: { Accept: 'application/json' } })
+            .then(function (r) { return r.ok ? r.json() : null; })
+            .then(function (st) { if (st && st.state === 'open') { location.assign('/editor/' + aid); return true; } return null; });
+        })
+        .catch(function () { return null; })
+        // every ~1.5 s (jittered so a hall of students does not poll in step)
+        .then(function (opened) { if (!opened) setTimeout(poll, 1000 + Math.random() * 1000); });
+    }
+    poll();
+  }
   // The sign-in form posts through fetch so that a 503 "busy" (the server's sign-in
   // queue is full, or it is restarting) is retried by itself after Retry-After
   // seconds, with the password still in the field; without script the form posts
@@ -119,5 +149,5 @@
       document.body.classList.toggle('menu-open', open);
     });
   }
-  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); signInRetries(); });
+  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); signInRetries(); waitForStart(); });
 })();

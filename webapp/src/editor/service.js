@@ -20,7 +20,7 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
        e.title AS event_title, e.type AS event_type, e.published_at,
        p.title AS problem_title, p.statement_md, p.template_code, p.env, p.time_limit_ms,
        q.position, q.max_marks,
-       w.start_time, w.deadline AS stop_time, w.paused_since, w.accommodation_s,
+       w.start_time, w.deadline AS stop_time, w.paused_since, w.accommodation_s, w.waiting,
        sub.submitted_at, sub.automatic AS submitted_automatically, e.graded_basis,
        c.id AS latest_code_id, c.code AS latest_code, c.save_time AS latest_save_time,
        et.version AS timing_version,
@@ -97,7 +97,7 @@ const CLIENT_SAVE_ID_RE = /^[A-Za-z0-9_-]{16,64}$/;
 // student's current window (extensions and closures), the submission, the
 // latest stored version (another tab may have saved).
 const STATUS_SQL = `
-SELECT a.kind, w.start_time, w.deadline AS stop_time, w.paused_since, w.accommodation_s,
+SELECT a.kind, w.start_time, w.deadline AS stop_time, w.paused_since, w.accommodation_s, w.waiting,
        sub.submitted_at, sub.automatic AS submitted_automatically, et.version AS timing_version,
        (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1) AS latest_code_id,
        UTC_TIMESTAMP(3) AS now_utc
@@ -120,6 +120,9 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     const now = new Date(a.now_utc);
     let state = 'open';
     if (a.kind === 'event') {
+      if (Number(a.waiting)) {
+        throw conflict('This exam starts when the invigilator starts it. Wait on the exam page: it opens your first question by itself.', { code: 'event_waiting' });
+      }
       if (!a.start_time) throw conflict('This event is not scheduled for your section.');
       if (now < a.start_time) throw conflict(`This event has not started yet. It opens at ${utcText(a.start_time)}.`, { code: 'event_not_started' });
       if (now >= a.stop_time) state = 'closed';
@@ -245,7 +248,8 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     const now = new Date(a.now_utc);
     const event = a.kind === 'event';
     let state = 'open';
-    if (event && (!a.start_time || now >= a.stop_time)) state = 'closed';
+    if (event && Number(a.waiting)) state = 'waiting';
+    else if (event && (!a.start_time || now >= a.stop_time)) state = 'closed';
     else if (event && now < a.start_time) state = 'not_started';
     return {
       state,

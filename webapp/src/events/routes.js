@@ -99,6 +99,10 @@ module.exports = function eventsRoutes({ db, events, exam, pauses, accommodation
   action('/:id/resume', (id, req) => pauses.resume(id, req.session.uid, req.body), {
     form: 'resume', message: (o) => `Resumed (${o.what}): ${o.students} student(s); their end times moved by the pause.`,
   });
+  action('/:id/start-mode', (id, req) => pauses.setStartMode(id, req.session.uid, req.body), {
+    message: (o) => (o.common ? 'Common start: students wait on the exam page until you press Start.' : 'Each section starts by its schedule.'),
+  });
+  action('/:id/start', (id, req) => pauses.start(id, req.session.uid), { message: () => 'Started: every waiting student\'s first question opens within seconds.' });
   action('/:id/accommodations', (id, req) => accommodations.setApply(id, req.session.uid, req.body), {
     message: (o) => (o.apply ? 'Accommodations apply to this event.' : 'This event opts out of accommodations: every student has the scheduled time.'),
   });

@@ -95,7 +95,7 @@ ${rows.length ? html`<div class="card tablewrap"><table class="list" id="accommo
 function pauseCard(req, e, { pauses, log }, forms) {
   const fp = forms.pause || { values: { scope: 'event' } };
   return html`<div class="card" id="pauses">
-  <h2>Pause and resume</h2>
+  <h2>Exam timing: pause, common start, accommodations</h2>
   <p class="muted small">A paused student's clock stands still: their editor says so and keeps their code, the compiler refuses their runs, and their end time moves by the length of the pause. A pause holds the students sitting the event when it starts; a room is matched against the addresses of the students' lab sessions (recorded while a lab lock-down is set).</p>
   ${pauses.length ? html`<table class="list" id="pause-list"><thead><tr><th>Paused</th><th>Since</th><th>By</th><th class="num">Holding</th><th></th></tr></thead>
   <tbody>${pauses.map((p) => html`<tr data-pause="${p.id}"><td>${p.scope === 'event' ? 'whole event' : `${p.scope} ${p.target}`}${p.reason ? html` <span class="muted small">(${p.reason})</span>` : ''}</td>
@@ -112,6 +112,16 @@ function pauseCard(req, e, { pauses, log }, forms) {
     </div>
     <div class="formactions"><button class="btn danger" type="submit" id="pause">Pause</button></div>
   </form>
+  <h3>Common start</h3>
+  ${e.start_mode === 'invigilator' && !e.started_at
+    ? html`<p id="start-waiting">Students wait on the exam page (the rules and a clock) until you start; each section then has its scheduled duration from that moment.</p>
+  ${ui.actionForm(req, `/events/${e.id}/start`, 'Start the exam now', { cls: 'btn primary', id: 'start-now', confirm: 'Start the exam for every waiting student now?' })}`
+    : (e.started_at ? html`<p id="started">Started ${time(e.started_at)} by the invigilator.</p>` : '')}
+  ${!e.started_at ? html`<form method="post" action="/events/${e.id}/start-mode" novalidate class="inline">
+    ${ui.csrf(req)}
+    ${ui.checkbox({ values: { common_start: e.start_mode === 'invigilator' ? '1' : '' } }, 'common_start', 'Students wait for the invigilator to start (a common start)')}
+    <div class="formactions"><button class="btn small" type="submit" id="save-start-mode">Save</button></div>
+  </form>` : ''}
   <form method="post" action="/events/${e.id}/accommodations" novalidate class="inline">
     ${ui.csrf(req)}
     ${ui.checkbox({ values: { accommodations_apply: e.accommodations_apply ? '1' : '' } }, 'accommodations_apply', 'Students\' accommodations (extra time agreed ahead) apply to this event')}

@@ -17,6 +17,8 @@ const { withTx } = require('../staff/tx');
 const { notFound, conflict } = require('../shared/errors');
 const { parseRanges, allows } = require('../lockdown/ranges');
 const csv = require('../staff/csv');
+const siblings = require('../shared/siblings');
+const { CHANGED_TOPIC } = require('./timing');
 
 const SCOPES = ['event', 'room', 'student'];
 
@@ -29,6 +31,13 @@ function createPausesService({ db }) {
   async function logTiming(q, eventId, actorId, action, target, detail = '') {
     await q.query('INSERT INTO event_timing_log (event_id, actor_id, action, target, detail) VALUES (?, ?, ?, ?, ?)',
       [eventId, actorId || null, action, String(target).slice(0, 255), String(detail).slice(0, 500)]);
+  }
+
+  // every worker of this node forgets the cached timing version: open editors and
+  // waiting pages see the change on their next poll
+  async function changed(out) {
+    await siblings.announce(CHANGED_TOPIC);
+    return out;
   }
 
   async function pause(eventId, actorId, body) {
@@ -48,7 +57,7 @@ function createPausesService({ db }) {
       target = f.str('username', { label: 'Username', required: true, max: 64 });
     }
     f.check();
-    return withTx(db, async (tx) => {
+    return changed(await withTx(db, async (tx) => {
       const ev = (await tx.query('SELECT id FROM events WHERE id = ? FOR UPDATE', [eventId]))[0];
       if (!ev) throw notFound('No such event.');
       let users = (await tx.query(OPEN_UNPAUSED_SQL, [eventId])).map((r) => r.user_id);
@@ -79,7 +88,7 @@ function createPausesService({ db }) {
       await tx.query('CALL event_timing_bump(?)', [eventId]);
       await logTiming(tx, eventId, actorId, 'pause', describe(scope, target), `${users.length} student(s) held${reason ? `; ${reason}` : ''}`);
       return { id: p.insertId, scope, target, students: users.length };
-    });
+    }));
   }
 
   // Ends a pause (every student it still holds), or one student's holds (username).
@@ -89,7 +98,7 @@ function createPausesService({ db }) {
     const username = f.str('username', { label: 'Username', max: 64 });
     if (!pauseId && !username) f.fail('username', 'Name the pause or the student to resume.');
     f.check();
-    return withTx(db, async (tx) => {
+    return changed(await withTx(db, async (tx) => {
       if (pauseId) {
         const p = (await tx.query('SELECT id, scope, target FROM pauses WHERE id = ? AND event_id = ? FOR UPDATE', [pauseId, eventId]))[0];
         if (!p) throw notFound('No such pause of this event.');
@@ -109,7 +118,41 @@ function createPausesService({ db }) {
       await tx.query('CALL event_timing_bump(?)', [eventId]);
       await logTiming(tx, eventId, actorId, 'resume', describe('student', username));
       return { students: 1, what: describe('student', username) };
+    }));
+  }
+
+  // A common start: students wait until staff press start (not once it has begun for a section).
+  async function setStartMode(eventId, actorId, body) {
+    const common = new Form(body).bool('common_start');
+    return withTx(db, async (tx) => {
+      const ev = (await tx.query(`SELECT e.start_mode, e.started_at,
+          (SELECT MIN(s.start_time) <= UTC_TIMESTAMP(3) FROM schedules s JOIN slots sl ON sl.schedule_id = s.id WHERE s.event_id = e.id) AS begun
+        FROM events e WHERE e.id = ? FOR UPDATE`, [eventId]))[0];
+      if (!ev) throw notFound('No such event.');
+      if (ev.started_at) throw conflict('The invigilator has already started this event: its start cannot change any more.');
+      if (common && ev.start_mode !== 'invigilator' && Number(ev.begun)) {
+        throw conflict('The event has already begun for a section by its schedule: a common start can only be chosen before.');
+      }
+      await tx.query('UPDATE events SET start_mode = ? WHERE id = ?', [common ? 'invigilator' : 'scheduled', eventId]);
+      await tx.query('CALL event_timing_bump(?)', [eventId]);
+      await logTiming(tx, eventId, actorId, 'start_mode', 'every student', common ? 'students wait for the invigilator' : 'each section starts by its schedule');
+      return { common };
     });
+  }
+
+  async function start(eventId, actorId) {
+    return changed(await withTx(db, async (tx) => {
+      const ev = (await tx.query('SELECT start_mode, started_at, published_at FROM events WHERE id = ? FOR UPDATE', [eventId]))[0];
+      if (!ev) throw notFound('No such event.');
+      if (ev.start_mode !== 'invigilator') throw conflict('This event starts by its schedule: there is nothing to start.');
+      if (!ev.published_at) throw conflict('Publish the event before starting it.');
+      if (ev.started_at) throw conflict('This event has already been started.');
+      await tx.query('UPDATE events SET started_at = UTC_TIMESTAMP(3), started_by = ? WHERE id = ?', [actorId, eventId]);
+      await tx.query('CALL event_timing_bump(?)', [eventId]);
+      const [row] = await tx.query('SELECT started_at FROM events WHERE id = ?', [eventId]);
+      await logTiming(tx, eventId, actorId, 'start', 'every student', 'common start given');
+      return { startedAt: row.started_at };
+    }));
   }
 
   // The event page's card: ongoing pauses with how many they still hold.
@@ -135,7 +178,7 @@ function createPausesService({ db }) {
       ...rows.map((r) => [r.created_at, r.actor || '', r.action, r.target, r.detail])]);
   }
 
-  return { pause, resume, ongoing, timingLog, timingLogCsv, logTiming };
+  return { pause, resume, setStartMode, start, ongoing, timingLog, timingLogCsv, logTiming };
 }
 
 function describe(scope, target) {

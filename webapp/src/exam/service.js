@@ -42,7 +42,7 @@ function createExamService({ db }) {
   // The student's view of one event: its rules, their window, their questions.
   async function forStudent(userId, eventId) {
     const rows = await db.query(`SELECT e.id AS event_id, e.title, e.type, e.description, e.graded_basis, e.grades_released_at,
-        w.start_time, w.deadline, a.id AS assignment_id, q.position, q.max_marks, p.title AS problem_title,
+        w.start_time, w.deadline, w.waiting, w.scheduled_start, w.scheduled_stop, a.id AS assignment_id, q.position, q.max_marks, p.title AS problem_title,
         sub.submitted_at, sub.automatic, cv.latest_save_time,
         IF(e.grades_released_at IS NULL, NULL, a.score) AS score, UTC_TIMESTAMP(3) AS now_utc
       FROM assignment_window w
@@ -56,11 +56,15 @@ function createExamService({ db }) {
     if (!rows.length) throw notFound('No such event of yours.');
     const f = rows[0];
     const now = new Date(f.now_utc);
-    const stop = rows.reduce((m, r) => (r.deadline > m ? r.deadline : m), f.deadline);
+    const waiting = !!Number(f.waiting);
+    // a common start not given yet: the planned times, and the page waits for the start
+    const stop = waiting ? f.scheduled_stop : rows.reduce((m, r) => (r.deadline > m ? r.deadline : m), f.deadline);
+    const start = waiting ? f.scheduled_start : f.start_time;
+    const timing = (await db.query('SELECT version FROM event_timing WHERE event_id = ?', [eventId]))[0];
     return {
       event: { id: f.event_id, title: f.title, type: f.type, description: f.description, basis: f.graded_basis, released: f.grades_released_at },
-      start: f.start_time, stop, now,
-      state: now < f.start_time ? 'upcoming' : (now < stop ? 'open' : 'closed'),
+      start, stop, now, timingVersion: timing ? Number(timing.version) : 0,
+      state: waiting ? 'waiting' : (now < start ? 'upcoming' : (now < stop ? 'open' : 'closed')),
       questions: rows.map((r) => ({
         id: r.assignment_id, position: r.position, title: r.problem_title, maxMarks: r.max_marks,
         submittedAt: r.submitted_at, automatic: !!r.automatic, savedAt: r.latest_save_time, score: r.score,

@@ -6,9 +6,14 @@
 // session middleware (no memcached get; the number is not a secret), and each
 // worker asks MySQL at most once per CACHE_MS per event, sharing one query among
 // concurrent callers.
+// A change made on this node (a pause, a resume, a common start) clears every
+// worker's cache at once (shared/siblings.js), so its students learn of it on their
+// next poll; other replicas within CACHE_MS.
 const express = require('express');
+const siblings = require('../shared/siblings');
 
 const CACHE_MS = 2000;
+const CHANGED_TOPIC = 'timing:changed';
 
 function createTimingCache({ db, cacheMs = CACHE_MS }) {
   const cache = new Map(); // eventId -> { at, value: Promise<number> }
@@ -23,11 +28,12 @@ function createTimingCache({ db, cacheMs = CACHE_MS }) {
     if (cache.size > 10000) cache.delete(cache.keys().next().value);
     return value;
   }
-  return { version };
+  return { version, clear: () => cache.clear() };
 }
 
 function timingRoutes({ db }) {
   const timing = createTimingCache({ db });
+  siblings.on(CHANGED_TOPIC, async () => timing.clear());
   const r = express.Router();
   r.get('/:eventId', async (req, res) => {
     const id = String(req.params.eventId);
@@ -37,4 +43,4 @@ function timingRoutes({ db }) {
   return r;
 }
 
-module.exports = { timingRoutes, createTimingCache };
+module.exports = { timingRoutes, createTimingCache, CHANGED_TOPIC };

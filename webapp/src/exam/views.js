@@ -29,7 +29,7 @@ function examPage(req, x) {
     body: html`<div class="pagehead">
   <p class="muted small"><a href="/home">Home</a> / ${TYPE[e.type] || e.type}</p>
   <h1 id="exam-title">${e.title}${closed ? ': summary' : ''}</h1>
-  <p class="muted">${x.state === 'upcoming' ? html`Opens ${time(x.start)} · ` : ''}${closed ? html`Closed ${time(x.stop)}` : html`Closes ${time(x.stop)}`} · ${minutes >= 60 ? duration(minutes * 60000) : `${minutes} minutes`} in all · ${questions.length} question${questions.length === 1 ? '' : 's'}</p>
+  <p class="muted">${x.state === 'waiting' ? html`Planned start ${time(x.start)} (the invigilator starts it) · ` : ''}${x.state === 'upcoming' ? html`Opens ${time(x.start)} · ` : ''}${closed ? html`Closed ${time(x.stop)}` : html`Closes ${time(x.stop)}`} · ${minutes >= 60 ? duration(minutes * 60000) : `${minutes} minutes`} in all · ${questions.length} question${questions.length === 1 ? '' : 's'}</p>
 </div>
 <div class="exam-grid">
 <section class="card" aria-labelledby="h-rules">
@@ -42,7 +42,11 @@ function examPage(req, x) {
     <li>The deadline is the server's: if your time is extended, the editor's countdown follows without a reload.</li>
     <li>You can submit again until the deadline; the latest submission counts.</li>`}
   </ul>
-  ${!closed ? html`<div class="timeleft big" data-countdown="${iso(x.state === 'upcoming' ? x.start : x.stop)}" data-now="${iso(x.now)}"><span class="label">${x.state === 'upcoming' ? 'Starts in' : 'Time left'}</span><strong>${duration((x.state === 'upcoming' ? x.start : x.stop) - x.now)}</strong></div>` : ''}
+  ${x.state === 'waiting' && questions[0] ? html`<div class="waiting card" id="exam-waiting" role="status" data-wait-event="${e.id}" data-wait-version="${x.timingVersion}" data-wait-assignment="${questions[0].id}">
+    <p><strong>Waiting for the invigilator to start the exam.</strong> Stay on this page: your first question opens by itself, with the same end time for everyone.</p>
+    <p class="bigclock">Now <strong data-clock data-now="${iso(x.now)}">${time(x.now)}</strong></p>
+  </div>` : ''}
+  ${!closed && x.state !== 'waiting' ? html`<div class="timeleft big" data-countdown="${iso(x.state === 'upcoming' ? x.start : x.stop)}" data-now="${iso(x.now)}"><span class="label">${x.state === 'upcoming' ? 'Starts in' : 'Time left'}</span><strong>${duration((x.state === 'upcoming' ? x.start : x.stop) - x.now)}</strong></div>` : ''}
 </section>
 <section class="card" aria-labelledby="h-questions">
   <h2 id="h-questions">Questions <span class="muted small">· ${submitted} of ${questions.length} submitted</span></h2>
@@ -50,7 +54,7 @@ function examPage(req, x) {
     <thead><tr><th>#</th><th>Question</th><th class="num">Marks</th><th>Status</th>${e.released ? html`<th class="num">Score</th>` : ''}</tr></thead>
     <tbody>${questions.map((q) => html`<tr>
       <td class="muted">Q${q.position}</td>
-      <td>${x.state === 'upcoming' ? q.title : html`<a href="/editor/${q.id}">${q.title}</a>`}</td>
+      <td>${x.state === 'upcoming' || x.state === 'waiting' ? q.title : html`<a href="/editor/${q.id}">${q.title}</a>`}</td>
       <td class="num">${marks(q.maxMarks)}</td>
       <td>${status(q, closed)}</td>
       ${e.released ? html`<td class="num">${q.score !== null ? marks(q.score) : '—'}</td>` : ''}

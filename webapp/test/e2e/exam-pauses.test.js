@@ -114,5 +114,23 @@ test('accommodations and pauses in the browser', { skip: !chromiumPath() && 'chr
     await page.close();
   });
 
+  await t.test('a waiting page opens the first question by itself when the invigilator starts', async () => {
+    const who = users[0];
+    const exam = await ex.makeExam({ title: 'Waiting', sectionId, problemId, startSec: 3600, stopSec: 5400, description: 'Bring **nothing**.' });
+    const aid = await ex.assignment(exam.eventId, who);
+    assert.equal((await postJson(staff, `/events/${exam.eventId}/start-mode`, { common_start: '1' })).status, 200);
+    const page = await signIn(browser, who, errors);
+    await page.goto(`${require('../helpers/env').BASE}/exam/${exam.eventId}`);
+    await page.locator('#exam-waiting').waitFor();
+    assert.equal(await page.locator('#exam-rules strong').innerText(), 'nothing');
+    const c0 = await page.locator('[data-clock]').innerText();
+    await ex.until(async () => (await page.locator('[data-clock]').innerText()) !== c0, { timeoutMs: 5000, what: 'the clock to tick' });
+    assert.equal((await postForm(staff, `/events/${exam.eventId}/start`, {})).status, 303);
+    await page.waitForURL(new RegExp(`/editor/${aid}$`), { timeout: 20000 });
+    await page.waitForSelector('html[data-editor-ready="1"]');
+    assert.ok((await secondsLeft(page)) > 25 * 60, 'the full 30 minutes from the start');
+    await page.close();
+  });
+
   assert.deepEqual(errors, []);
 });
