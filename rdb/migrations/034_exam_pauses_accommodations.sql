@@ -115,3 +115,33 @@ SELECT ld.event_id, sl.section_id, ld.allowed_ranges, ld.single_session
    AND (UTC_TIMESTAMP(3) < s.stop_time + INTERVAL 15 MINUTE
         OR EXISTS (SELECT 1 FROM assignment_window w
                     WHERE w.event_id = ld.event_id AND UTC_TIMESTAMP(3) < w.deadline + INTERVAL 15 MINUTE));
+
+-- Notices that arrive (announcements of 032, now addressed): to the whole event,
+-- a room (address ranges, resolved when sent to the students signed in from
+-- there) or one student; each shown until its student acknowledges it.
+ALTER TABLE announcements
+  ADD COLUMN scope ENUM('event','room','student') NOT NULL DEFAULT 'event' AFTER message,
+  ADD COLUMN target VARCHAR(2000) NOT NULL DEFAULT '' AFTER scope;
+
+-- The students a room or one-student announcement is for (none for 'event': all).
+CREATE TABLE announcement_recipients (
+  announcement_id  INT UNSIGNED NOT NULL,
+  user_id          INT UNSIGNED NOT NULL,
+  PRIMARY KEY (announcement_id, user_id),
+  KEY ix_announcement_recipients_user (user_id),
+  CONSTRAINT fk_ann_recipients_announcement FOREIGN KEY (announcement_id) REFERENCES announcements (id) ON DELETE CASCADE,
+  CONSTRAINT fk_ann_recipients_user FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
+) ENGINE=InnoDB;
+
+-- "I have read it", once per student and announcement. id: the webapp workers load
+-- new acknowledgements incrementally (id > the last they saw), never the whole table.
+CREATE TABLE announcement_acks (
+  id               BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY,
+  announcement_id  INT UNSIGNED NOT NULL,
+  user_id          INT UNSIGNED NOT NULL,
+  acked_at         DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  UNIQUE KEY uq_announcement_acks (announcement_id, user_id),
+  KEY ix_announcement_acks_user (user_id),
+  CONSTRAINT fk_ann_acks_announcement FOREIGN KEY (announcement_id) REFERENCES announcements (id) ON DELETE CASCADE,
+  CONSTRAINT fk_ann_acks_user FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
+) ENGINE=InnoDB;

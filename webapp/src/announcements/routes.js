@@ -16,6 +16,11 @@ function studentRoutes({ announcements }) {
   r.get('/feed', requireLogin, (req, res) => {
     res.set('Cache-Control', 'no-store').json(announcements.feed(req.session));
   });
+  // the student acknowledges an announcement on their own page (theirs only: the session's user)
+  r.post('/ack', requireLogin, async (req, res) => {
+    await announcements.ack(req.session, num((req.body || {}).id, 'announcement'));
+    res.json({ ok: true });
+  });
   r.post('/questions', requireLogin, async (req, res) => {
     const b = req.body || {};
     const id = await announcements.ask(req.session, num(b.event_id, 'event'), b.question);
@@ -29,7 +34,7 @@ function staffRoutes({ announcements, tools }) {
   const back = (req, res, extra = {}) => (wantsJson(req) ? res.json({ ok: true, ...extra }) : res.redirect(303, `/tools/events/${req.params.eventId}#announcements`));
   const event = async (req) => (await tools.event(num(req.params.eventId, 'event'))).id;
   r.post('/', async (req, res) => {
-    const id = await announcements.announce(await event(req), (req.body || {}).message, req.session.uid);
+    const id = await announcements.announce(await event(req), req.body, req.session.uid);
     back(req, res, { id });
   });
   r.post('/questions', async (req, res) => {

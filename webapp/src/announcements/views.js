@@ -10,9 +10,15 @@ function announcementsSection(req, { event, d }) {
 <form method="post" action="/tools/events/${event.id}/announcements">
 ${ui.csrf(req)}
 ${ui.textarea({}, 'message', 'New announcement', { rows: 2, attrs: { maxlength: '1000' } })}
+<div class="grid2">
+${ui.select({ values: { scope: 'event' } }, 'scope', 'To', [{ value: 'event', label: 'Every student of the event' }, { value: 'room', label: 'A room (address ranges)' }, { value: 'student', label: 'One student' }])}
+${ui.input({}, 'ranges', 'Room addresses (for a room)', { help: 'e.g. 10.1.2.0/24' })}
+${ui.input({}, 'username', 'Username (for one student)')}
+</div>
 <div class="formactions"><button class="btn primary" type="submit" id="announce">Announce</button></div>
 </form>
-${d.list.length ? html`<ul id="announcement-list">${d.list.map((a) => html`<li>${time(a.created_at)} <span class="muted">${a.author || ''}</span>: ${a.message}</li>`)}</ul>` : ''}
+${d.list.length ? html`<ul id="announcement-list">${d.list.map((a) => html`<li data-announcement="${a.id}">${time(a.created_at)} <span class="muted">${a.author || ''}${a.scope !== 'event' ? ` to ${a.scope} ${a.target}` : ''}</span>: ${a.message}
+  <div class="small"><span class="pill ${a.unseenCount ? 'warn' : 'ok'}">${a.acked} read · ${a.unseenCount} not yet</span>${a.unseenCount ? html` <span class="unseen">Not yet: ${a.unseen.join(', ')}${a.unseenCount > a.unseen.length ? ` and ${a.unseenCount - a.unseen.length} more` : ''}</span>` : ''}</div></li>`)}</ul>` : ''}
 <h3>Questions from students</h3>
 <form method="post" action="/tools/events/${event.id}/announcements/questions" class="inline">
 ${ui.csrf(req)}${d.questionsEnabled ? '' : html`<input type="hidden" name="enabled" value="1">`}

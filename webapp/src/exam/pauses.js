@@ -69,12 +69,7 @@ function createPausesService({ db }) {
         }
         users = [u.id];
       } else if (scope === 'room') {
-        const seen = await tx.query(`SELECT ls.user_id, ls.address FROM lab_sessions ls
-          WHERE ls.event_id = ? AND ls.ended_at IS NULL ORDER BY ls.started_at`, [eventId]);
-        const inRoom = new Set(seen.filter((s) => allows(ranges, s.address)).map((s) => s.user_id));
-        if (!seen.length) {
-          throw conflict('No student of this event has a lab session with a known address (they are recorded while a lab lock-down is set): pause students one by one, or the whole event.');
-        }
+        const inRoom = await roomStudents(tx, eventId, ranges, 'pause students one by one, or the whole event');
         users = users.filter((u) => inRoom.has(u));
         if (!users.length) throw conflict(`No student sitting this event now is signed in from ${target}: nothing was paused.`);
       } else if (!users.length) {
@@ -181,10 +176,21 @@ function createPausesService({ db }) {
   return { pause, resume, setStartMode, start, ongoing, timingLog, timingLogCsv, logTiming };
 }
 
+// The students of an event signed in from a room now: the address of each open lab
+// session of the event (recorded while a lab lock-down is set) in the ranges.
+async function roomStudents(q, eventId, ranges, otherwise) {
+  const seen = await q.query(`SELECT ls.user_id, ls.address FROM lab_sessions ls
+    WHERE ls.event_id = ? AND ls.ended_at IS NULL`, [eventId]);
+  if (!seen.length) {
+    throw conflict(`No student of this event has a lab session with a known address (they are recorded while a lab lock-down is set): ${otherwise}.`);
+  }
+  return new Set(seen.filter((x) => allows(ranges, x.address)).map((x) => x.user_id));
+}
+
 function describe(scope, target) {
   if (scope === 'event') return 'whole event';
   if (scope === 'room') return `room ${target}`;
   return `student ${target}`;
 }
 
-module.exports = { createPausesService, SCOPES };
+module.exports = { createPausesService, roomStudents, describe, SCOPES };

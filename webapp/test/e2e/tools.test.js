@@ -208,9 +208,13 @@ test('announcements: one reaches an open editor within seconds and stays; a sign
   assert.match(await editor.locator('#announcements').innerText(), new RegExp(message.replace(/[()]/g, '\\$&')));
   assert.ok(took < 20000, `reached the editor in ${took} ms`);
   await shot(editor, 'announcement-editor');
-  // kept on the exam page: a reload shows it again (no longer marked new)
+  // kept on the exam page until acknowledged: a reload shows it again, still new
   await editor.reload();
-  await editor.waitForSelector('#announcements li.announcement');
+  await editor.waitForSelector('#announcements li.announcement.new');
+  await editor.click('#announcements li.announcement.new button.ack');
+  await editor.waitForSelector('#announcements details.earlier li.announcement', { state: 'attached' });
+  await editor.reload();
+  await editor.waitForSelector('#announcements details.earlier li.announcement', { state: 'attached' });
   assert.equal(await editor.locator('#announcements li.announcement.new').count(), 0);
 
   // the same student signs in on another computer: the open editor says why it lost its session

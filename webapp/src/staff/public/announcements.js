@@ -1,13 +1,17 @@
-// Announcements on a student's exam page (issue 16), a piece apart from the editor:
-// polls /announcements/feed (every poll_ms the server asks for, with jitter),
-// keeps every announcement of the running event on the page (newest first, the
-// unseen ones marked), shows staff's answers and, when the event allows it, a form
-// to ask a question. A session ended by a sign-in elsewhere is said at once.
+// Announcements on a student's exam page (issues 16 and 30), a piece apart from the
+// editor: polls /announcements/feed (every poll_ms the server asks for, with
+// jitter). Each announcement not yet acknowledged stays on top with a "Got it"
+// button (POST /announcements/ack); the acknowledged ones fold into "Earlier".
+// The server keeps who acknowledged what, so a student who was offline, or opens
+// another tab, gets what they missed. Staff's answers and, when the event allows
+// it, a form to ask a question. A session ended is said at once; polling goes on,
+// so a sign-in again in the editor brings the notices back without a reload.
 (function () {
   'use strict';
   var ed = document.querySelector('#ed[data-kind="event"]');
   if (!ed) return;
-  var csrf = (document.querySelector('meta[name="csrf-token"]') || {}).content || '';
+  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
+  var csrf = function () { return (csrfMeta || {}).content || ''; };
   var box = document.createElement('div');
   box.id = 'announcements';
   box.className = 'banner info';
@@ -16,49 +20,82 @@
   box.hidden = true;
   var head = ed.querySelector('.ed-head');
   ed.insertBefore(box, head ? head.nextSibling : ed.firstChild);
-  var SEEN = 'prutor.announcements.seen';
-  var seen = Number(localStorage.getItem(SEEN) || 0);
+  var ended = document.createElement('div');
+  ended.id = 'session-ended';
+  ended.className = 'banner error';
+  ended.setAttribute('role', 'alert');
+  ended.hidden = true;
+  ed.insertBefore(ended, box);
   var pollMs = 10000;
-  var stopped = false;
   var shownKey = '';
+  var acked = {}; // ids acknowledged from this page (before the server's copy says so)
+  var last = null;
 
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
   function hhmm(t) { return new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }); }
 
+  function ack(id, button) {
+    button.disabled = true;
+    fetch('/announcements/ack', {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf() },
+      body: JSON.stringify({ id: id }),
+    }).then(function (r) {
+      if (r.ok) { acked[id] = true; shownKey = ''; if (last) render(last); } else button.disabled = false;
+    }).catch(function () { button.disabled = false; });
+  }
+
+  function item(a, fresh) {
+    var li = el('li', fresh ? 'announcement new' : 'announcement');
+    li.setAttribute('data-id', a.id);
+    li.appendChild(el('strong', '', (fresh ? 'New · ' : '') + hhmm(a.at) + ' '));
+    li.appendChild(document.createTextNode(a.message));
+    if (fresh) {
+      var b = el('button', 'btn small ack', 'Got it');
+      b.type = 'button';
+      b.addEventListener('click', function () { ack(a.id, b); });
+      li.appendChild(document.createTextNode(' '));
+      li.appendChild(b);
+    }
+    return li;
+  }
+
   function render(feed) {
-    var key = JSON.stringify(feed.events);
+    last = feed;
+    var key = JSON.stringify(feed.events) + JSON.stringify(acked);
     if (key === shownKey) return;
     shownKey = key;
     box.textContent = '';
     var any = false;
-    var newest = seen;
     feed.events.forEach(function (ev) {
       var items = ev.announcements.slice().reverse();
       if (!items.length && !ev.answers.length && !ev.questions) return;
       any = true;
-      var ul = el('ul', 'announcement-items');
-      items.forEach(function (a) {
-        var li = el('li', a.id > seen ? 'announcement new' : 'announcement');
-        li.setAttribute('data-id', a.id);
-        li.appendChild(el('strong', '', (a.id > seen ? 'New · ' : '') + hhmm(a.at) + ' '));
-        li.appendChild(document.createTextNode(a.message));
-        ul.appendChild(li);
-        if (a.id > newest) newest = a.id;
-      });
-      ev.answers.forEach(function (q) {
-        var li = el('li', 'answer');
-        li.appendChild(el('strong', '', 'Answer to your question “' + q.question + '”: '));
-        li.appendChild(document.createTextNode(q.answer));
-        ul.appendChild(li);
-      });
-      if (items.length || ev.answers.length) {
+      var fresh = items.filter(function (a) { return !a.acked && !acked[a.id]; });
+      var earlier = items.filter(function (a) { return a.acked || acked[a.id]; });
+      if (fresh.length || ev.answers.length) {
         box.appendChild(el('strong', '', 'Announcements · ' + ev.title));
+        var ul = el('ul', 'announcement-items');
+        fresh.forEach(function (a) { ul.appendChild(item(a, true)); });
+        ev.answers.forEach(function (q) {
+          var li = el('li', 'answer');
+          li.appendChild(el('strong', '', 'Answer to your question “' + q.question + '”: '));
+          li.appendChild(document.createTextNode(q.answer));
+          ul.appendChild(li);
+        });
         box.appendChild(ul);
+      }
+      if (earlier.length) {
+        var d = el('details', 'earlier');
+        d.appendChild(el('summary', '', 'Earlier announcements (' + earlier.length + ')'));
+        var ol = el('ul', 'announcement-items');
+        earlier.forEach(function (a) { ol.appendChild(item(a, false)); });
+        d.appendChild(ol);
+        box.appendChild(d);
       }
       if (ev.questions) box.appendChild(askForm(ev.id));
     });
     box.hidden = !any;
-    if (newest > seen) { seen = newest; localStorage.setItem(SEEN, String(seen)); }
   }
 
   function askForm(eventId) {
@@ -76,7 +113,7 @@
       e.preventDefault();
       fetch('/announcements/questions', {
         method: 'POST', credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf },
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-csrf-token': csrf() },
         body: JSON.stringify({ event_id: eventId, question: input.value }),
       }).then(function (r) { return r.json().then(function (j) { note.textContent = r.ok ? ' Sent; the answer will appear here.' : ' ' + (j.error || 'Not sent.'); if (r.ok) input.value = ''; }); })
         .catch(function () { note.textContent = ' Not sent: no connection.'; });
@@ -84,26 +121,17 @@
     return f;
   }
 
-  function ended(message) {
-    stopped = true;
-    box.hidden = false;
-    box.className = 'banner error';
-    box.id = 'session-ended';
-    box.textContent = message;
-  }
-
   function poll() {
-    if (stopped) return;
     fetch('/announcements/feed', { headers: { accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' })
       .then(function (r) {
         return r.json().then(function (j) {
-          if (r.status === 401) return ended(j.error || 'Your session has ended. Sign in again.');
-          if (r.ok) { if (j.poll_ms) pollMs = j.poll_ms; render(j); }
+          if (r.status === 401) { ended.textContent = j.error || 'Your session has ended. Sign in again.'; ended.hidden = false; return; }
+          if (r.ok) { ended.hidden = true; if (j.poll_ms) pollMs = j.poll_ms; render(j); }
         });
       })
       .catch(function () { /* offline for a moment: the next poll retries */ })
-      .then(function () { if (!stopped) setTimeout(poll, pollMs * (0.8 + Math.random() * 0.4)); });
+      .then(function () { setTimeout(poll, pollMs * (0.8 + Math.random() * 0.4)); });
   }
-  document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'visible' && !stopped) poll(); });
+  document.addEventListener('visibilitychange', function () { if (document.visibilityState === 'visible') poll(); });
   poll();
 }());

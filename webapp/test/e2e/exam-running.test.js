@@ -3,7 +3,9 @@
 // a student with +25% sees their own end time and works (and is submitted
 // automatically) until it, after a classmate's editor has closed; a paused
 // student's clock, editor and runs stop, and resume with the end time moved by
-// the pause. Exams last seconds, not minutes; no assertion rests on a tight bound.
+// the pause; a waiting page opens the exam at the invigilator's start; an announcement
+// is acknowledged by one student, the staff page names the other, who was offline
+// and gets it when back. Exams last seconds, not minutes; no tight time bounds.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { chromium } = require('playwright-core');
@@ -36,7 +38,7 @@ const compileFromPage = (page, aid) => page.evaluate(async (id) => {
   return { status: r.status, body: await r.text() };
 }, aid);
 
-test('accommodations and pauses in the browser', { skip: !chromiumPath() && 'chromium is not installed', timeout: 300000 }, async (t) => {
+test('exams as they really run, in the browser', { skip: !chromiumPath() && 'chromium is not installed', timeout: 300000 }, async (t) => {
   const { sectionId, users } = await ex.makeSection(3);
   const problemId = await ex.makeProblem();
   const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: ARGS });
@@ -130,6 +132,34 @@ test('accommodations and pauses in the browser', { skip: !chromiumPath() && 'chr
     await page.waitForSelector('html[data-editor-ready="1"]');
     assert.ok((await secondsLeft(page)) > 25 * 60, 'the full 30 minutes from the start');
     await page.close();
+  });
+
+  await t.test('an announcement: some acknowledge, the staff page lists the others; an offline student sees it when back', async () => {
+    const [reader, away] = users;
+    const exam = await ex.makeExam({ title: 'Notice', sectionId, problemId, startSec: -30, stopSec: 900 });
+    const pr = await signIn(browser, reader, errors);
+    const pa = await signIn(browser, away, errors);
+    await ex.openEditor(pr, await ex.assignment(exam.eventId, reader));
+    await ex.openEditor(pa, await ex.assignment(exam.eventId, away));
+    await pa.context().setOffline(true);
+    const message = `Q1: print a newline at the end (${ex.TAG})`;
+    assert.equal((await postForm(staff, `/tools/events/${exam.eventId}/announcements`, { message })).status, 303);
+    const fresh = pr.locator('#announcements li.announcement.new', { hasText: message });
+    await fresh.waitFor({ timeout: 30000 });
+    await fresh.locator('button.ack').click();
+    await pr.locator('#announcements details.earlier li.announcement', { hasText: message }).waitFor({ state: 'attached' });
+    assert.equal(await pr.locator('#announcements li.announcement.new').count(), 0);
+    // the staff page, in a browser: one read, the other named as not yet
+    const sp = await signIn(browser, 'instructor', errors);
+    await sp.goto(`${require('../helpers/env').BASE}/tools/events/${exam.eventId}`);
+    const li = sp.locator('#announcement-list li', { hasText: message });
+    assert.match(await li.innerText(), /1 read · \d+ not yet/);
+    assert.match(await li.locator('.unseen').innerText(), new RegExp(away));
+    assert.doesNotMatch(await li.locator('.unseen').innerText(), new RegExp(reader));
+    // back online: what was missed arrives, still to acknowledge
+    await pa.context().setOffline(false);
+    await pa.locator('#announcements li.announcement.new', { hasText: message }).waitFor({ timeout: 40000 });
+    for (const p of [pr, pa, sp]) await p.close();
   });
 
   assert.deepEqual(errors, []);
