@@ -410,6 +410,13 @@ function showMessages(result) {
   if (result.raw && msgs.length) panel.append(el('details', { class: 'rawbox' }, el('summary', {}, 'Full compiler output'), el('pre', { class: 'raw' }, result.raw)));
 }
 
+// Ctrl+S and Ctrl+Enter wherever the focus is on the page (the input box, a button),
+// not only in the code: the editor's own keymap handles them when it has the focus
+document.addEventListener('keydown', (ev) => {
+  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey || view.hasFocus) return;
+  if (ev.key === 's' || ev.key === 'S') { ev.preventDefault(); save('manual'); } else if (ev.key === 'Enter') { ev.preventDefault(); run(); }
+});
+
 async function compile() {
   const btn = $('#btn-compile');
   if (btn.disabled) return;
@@ -561,6 +568,9 @@ let deadline = data.deadline ? new Date(data.deadline).getTime() : null;
 let timingVersion = data.timingVersion || 0;
 let finalSaveDone = false;
 let warned = new Set();
+// after a deadline change, the warnings whose time has already come are not shown again:
+// "5 minutes left" must not replace the banner that says the new end time at once
+const passedWarnings = () => new Set(WARN_AT_MS.filter((w) => deadline - serverNow() <= w));
 
 function setSubmitState(at, automatic) {
   const s = $('#submit-state');
@@ -660,7 +670,7 @@ function applyStatus(st) {
   if (paused) {
     unpauseEditor();
     banner(`Your exam has resumed. The time paused was added: you now end at ${clock(new Date(deadline))}.`, 'info');
-    finalSaveDone = false; warned = new Set();
+    finalSaveDone = false; warned = passedWarnings();
     return tick();
   }
   if (st.state === 'open' && closed && !sessionLost) {
@@ -671,7 +681,7 @@ function applyStatus(st) {
   } else if (st.state === 'closed' && !closed) {
     closeEditor(moved ? 'Your instructor closed this event. Your last saved code is kept; it can no longer be changed or submitted.' : undefined);
   }
-  if (moved) { finalSaveDone = false; warned = new Set(); }
+  if (moved) { finalSaveDone = false; warned = passedWarnings(); }
   tick();
 }
 

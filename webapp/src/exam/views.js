@@ -51,7 +51,7 @@ function examPage(req, x) {
 <section class="card" aria-labelledby="h-questions">
   <h2 id="h-questions">Questions <span class="muted small">· ${submitted} of ${questions.length} submitted</span></h2>
   <div class="tablewrap"><table class="list" id="exam-questions">
-    <thead><tr><th>#</th><th>Question</th><th class="num">Marks</th><th>Status</th>${e.released ? html`<th class="num">Score</th>` : ''}</tr></thead>
+    <thead><tr><th>#</th><th>Question</th><th class="num">Out of</th><th>Status</th>${e.released ? html`<th class="num">Score</th>` : ''}</tr></thead>
     <tbody>${questions.map((q) => html`<tr>
       <td class="muted">Q${q.position}</td>
       <td>${x.state === 'upcoming' || x.state === 'waiting' ? q.title : html`<a href="/editor/${q.id}">${q.title}</a>`}</td>

@@ -2,6 +2,7 @@
 const { html } = require('../shared/html');
 const { layout } = require('../shared/layout');
 const { time, iso, duration, marks } = require('../shared/format');
+const { renderMarkdown } = require('../shared/markdown');
 
 const TYPE = { lab: 'Lab', quiz: 'Quiz', exam: 'Exam' };
 
@@ -18,7 +19,7 @@ function eventCard(ev, now, ongoing) {
       ? html`<div class="timeleft" data-countdown="${iso(ev.stop)}" data-now="${iso(now)}"><span class="label">Time left</span><strong>${duration(ev.stop - now)}</strong></div>`
       : html`<div class="timeleft muted"><span class="label">Starts in</span><strong>${duration(ev.start - now)}</strong></div>`}
   </header>
-  ${ev.description ? html`<p class="event-desc">${ev.description}</p>` : ''}
+  ${ev.description ? html`<div class="event-desc">${renderMarkdown(ev.description)}</div>` : ''}
   ${ongoing ? html`<div class="tablewrap"><table class="list">
     <thead><tr><th>#</th><th>Question</th><th class="num">Marks</th><th>Status</th><th></th></tr></thead>
     <tbody>

@@ -162,5 +162,38 @@ test('exams as they really run, in the browser', { skip: !chromiumPath() && 'chr
     for (const p of [pr, pa, sp]) await p.close();
   });
 
+  await t.test('walk-through fixes: Markdown on home, keys anywhere, a deadline change stays said, 24-hour notices, "out of"', async () => {
+    const who = users[1];
+    const exam = await ex.makeExam({ title: 'Walk', sectionId, problemId, startSec: -60, stopSec: 200, description: 'Closed book: **no** phones.' });
+    const aid = await ex.assignment(exam.eventId, who);
+    const page = await signIn(browser, who, errors);
+    // the home page renders the description as Markdown (escaped), not raw
+    const card = page.locator(`article[data-event-id="${exam.eventId}"] .event-desc`);
+    assert.equal(await card.locator('strong').innerText(), 'no');
+    assert.doesNotMatch(await card.innerText(), /\*\*/);
+    await ex.openEditor(page, aid);
+    // Ctrl+S with the focus in the input box, not in the code
+    await ex.setCode(page, ex.FIXED);
+    await page.click('#tab-run');
+    await page.click('#stdin');
+    await page.keyboard.press('Control+S');
+    await page.locator('#save-state', { hasText: /^Saved/ }).waitFor({ timeout: 15000 });
+    await ex.until(async () => (await dbh.q("SELECT 1 FROM code WHERE assignment_id = ? AND save_trigger = 'manual'", [aid]))[0],
+      { timeoutMs: 10000, what: 'a manual save (Ctrl+S), not an autosave' });
+    // under five minutes left: an extension's banner is not replaced by "5 minutes left"
+    assert.equal((await postForm(staff, `/events/${exam.eventId}/extend-student`, { username: who, minutes: 1 })).status, 303);
+    await page.locator('#closed-banner', { hasText: /closes at/ }).waitFor({ timeout: 30000 });
+    await sleep(2500);
+    assert.match(await page.locator('#closed-banner').innerText(), /closes at/);
+    // an announcement's time is on the 24-hour clock, as the rest of the page
+    assert.equal((await postForm(staff, `/tools/events/${exam.eventId}/announcements`, { message: 'clock check' })).status, 303);
+    const stamp = await page.locator('#announcements li.announcement', { hasText: 'clock check' }).locator('strong').innerText({ timeout: 30000 });
+    assert.match(stamp, /^New · ([01]\d|2[0-3]):[0-5]\d $/);
+    // the exam page says the marks a question is out of, not a mark
+    await page.goto(`${require('../helpers/env').BASE}/exam/${exam.eventId}`);
+    assert.equal(await page.locator('#exam-questions thead th').nth(2).textContent(), 'Out of');
+    await page.close();
+  });
+
   assert.deepEqual(errors, []);
 });
