@@ -1,18 +1,23 @@
 'use strict';
 // Home page: 2 queries. Assignments come from the home_view materialized table
 // (kept by triggers), filtered by the *current* time at query time through the
-// (user_id, stop_time) index, so "ongoing" never goes stale.
+// (user_id, stop_time) index, so "ongoing" never goes stale. The times shown are the
+// student's own window (assignment_window): an accommodated or paused student keeps
+// the event on their home page past the scheduled stop.
 
 function createHomeService({ db }) {
   async function forUser(session) {
     const [rows, notes] = await Promise.all([
       db.query(
         `SELECT hv.assignment_id, hv.event_id, hv.event_title, hv.event_type, hv.question_id, hv.position,
-                hv.problem_id, hv.problem_title, hv.max_marks, hv.start_time, hv.stop_time, hv.submitted_at,
-                e.description, hv.start_time <= UTC_TIMESTAMP(3) AS ongoing, UTC_TIMESTAMP(3) AS now_utc
+                hv.problem_id, hv.problem_title, hv.max_marks,
+                COALESCE(w.start_time, hv.start_time) AS start_time, COALESCE(w.deadline, hv.stop_time) AS stop_time, hv.submitted_at,
+                e.description, COALESCE(w.start_time, hv.start_time) <= UTC_TIMESTAMP(3) AS ongoing, UTC_TIMESTAMP(3) AS now_utc
            FROM home_view hv
            JOIN events e ON e.id = hv.event_id
-          WHERE hv.user_id = ? AND hv.stop_time > UTC_TIMESTAMP(3)
+           -- the student's own window (accommodations, pauses, a common start: rdb migration 034)
+           LEFT JOIN assignment_window w ON w.assignment_id = hv.assignment_id
+          WHERE hv.user_id = ? AND (hv.stop_time > UTC_TIMESTAMP(3) OR w.deadline > UTC_TIMESTAMP(3))
           ORDER BY hv.start_time, hv.event_id, hv.position`,
         [session.uid],
       ),

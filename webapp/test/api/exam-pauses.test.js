@@ -179,7 +179,13 @@ test('accommodations: CSV import, each student\'s own end time, the event may op
   assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, sched.stop_time.toISOString());
   assert.equal((await postJson(instr, `/events/${exam.eventId}/accommodations`, { accommodations_apply: '1' })).status, 200);
   assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, st1.deadline);
+  // past the scheduled stop, an accommodated student still has the event on their home page
+  const late = await ex.makeExam({ title: 'Accommodated late', sectionId, problemId, startSec: -600, stopSec: -5 });
+  const home1 = await s1.get('/home');
+  assert.match(home1.text, new RegExp(`data-event-id="${late.eventId}"`), 'the +25% student still sits it');
+  assert.match((await s2.get('/home')).text, new RegExp(`data-event-id="${late.eventId}"`), 'the +10 min student too');
   // both zero removes it
   assert.equal((await postJson(instr, '/events/accommodations', { csv: `${u1},0,0,` })).status, 200);
   assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, sched.stop_time.toISOString());
+  assert.doesNotMatch((await s1.get('/home')).text, new RegExp(`data-event-id="${late.eventId}"`), 'without it, the event is over');
 });
