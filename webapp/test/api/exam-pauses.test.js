@@ -189,3 +189,38 @@ test('accommodations: CSV import, each student\'s own end time, the event may op
   assert.equal((await s1.getJson(`/editor/${a1}/status`)).json.deadline, sched.stop_time.toISOString());
   assert.doesNotMatch((await s1.get('/home')).text, new RegExp(`data-event-id="${late.eventId}"`), 'without it, the event is over');
 });
+
+test('a room: the students signed in from its addresses are paused, and get its notices; the others not', async (t) => {
+  t.after(() => dbh.close());
+  const { sectionId, users } = await ex.makeSection(3);
+  const problemId = await ex.makeProblem();
+  const exam = await ex.makeExam({ title: 'Room', sectionId, problemId, startSec: -60, stopSec: 1800 });
+  const instr = await as('instructor');
+  // without lab sessions (no lock-down) nobody's address is known: refused with a sentence
+  const unknown = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'room', ranges: '10.1.2.0/24' });
+  assert.equal(unknown.status, 409);
+  assert.match(unknown.json.error, /lock-down/);
+  // the lab sessions the lock-down records at sign-in: two in room 10.1.2.0/24, one elsewhere
+  const ids = [];
+  for (const [i, address] of ['10.1.2.5', '10.1.2.77', '10.9.9.9'].entries()) {
+    const [u] = await dbh.q('SELECT id FROM users WHERE username = ?', [users[i]]);
+    ids.push(u.id);
+    await dbh.q('INSERT INTO lab_sessions (sid_hash, user_id, event_id, address) VALUES (?, ?, ?, ?)', [`${ex.TAG}${i}`.padEnd(43, 'x').slice(0, 43), u.id, exam.eventId, address]);
+  }
+  const p = await postJson(instr, `/events/${exam.eventId}/pause`, { scope: 'room', ranges: '10.1.2.0/24', reason: 'fire alarm in lab 2' });
+  assert.equal(p.status, 200, p.text);
+  assert.equal(p.json.students, 2);
+  const held = (await dbh.q('SELECT user_id FROM pause_holds WHERE pause_id = ? ORDER BY user_id', [p.json.id])).map((r) => r.user_id);
+  assert.deepEqual(held, ids.slice(0, 2).sort((a, b) => a - b));
+  assert.equal((await postJson(instr, `/events/${exam.eventId}/resume`, { pause_id: p.json.id })).status, 200);
+  assert.equal((await dbh.q('SELECT COUNT(*) AS n FROM pause_holds WHERE pause_id = ? AND ended_at IS NULL', [p.json.id]))[0].n, 0);
+
+  const n = await postJson(instr, `/tools/events/${exam.eventId}/announcements`, { message: 'Lab 2: move to lab 3.', scope: 'room', ranges: '10.1.2.0/24' });
+  assert.equal(n.status, 200, n.text);
+  const rec = (await dbh.q('SELECT user_id FROM announcement_recipients WHERE announcement_id = ? ORDER BY user_id', [n.json.id])).map((r) => r.user_id);
+  assert.deepEqual(rec, ids.slice(0, 2).sort((a, b) => a - b));
+  const outside = await as(users[2]);
+  await sleep(1500); // every worker's copy of the notices
+  const feed = (await outside.getJson('/announcements/feed')).json.events.find((e) => e.id === exam.eventId);
+  assert.equal(feed.announcements.some((a) => a.id === n.json.id), false, 'not for a student outside the room');
+});
