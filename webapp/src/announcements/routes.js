@@ -42,7 +42,8 @@ function staffRoutes({ announcements, tools }) {
     back(req, res);
   });
   r.post('/questions/:qid/answer', async (req, res) => {
-    await announcements.answer(await event(req), num(req.params.qid, 'question'), (req.body || {}).answer, req.session.uid);
+    const b = req.body || {};
+    await announcements.answer(await event(req), num(req.params.qid, 'question'), b.answer, req.session.uid, b.to_all === '1' || b.to_all === true);
     back(req, res);
   });
   return r;

@@ -162,10 +162,17 @@ function createAnnouncementsService({ db, log = console, refreshMs = 1000, pollM
     return r.insertId;
   }
 
-  async function answer(eventId, questionId, reply, userId) {
+  // An answer goes to the student who asked; toAll also announces the question (not
+  // who asked it) and the answer to every student of the event.
+  async function answer(eventId, questionId, reply, userId, toAll = false) {
+    const t = text(reply, 'answer');
     const r = await db.query('UPDATE student_questions SET answer = ?, answered_by = ?, answered_at = UTC_TIMESTAMP(3) WHERE id = ? AND event_id = ?',
-      [text(reply, 'answer'), userId, questionId, eventId]);
+      [t, userId, questionId, eventId]);
     if (r.affectedRows !== 1) throw notFound('There is no such question in this event.');
+    if (toAll) {
+      const [q] = await db.query('SELECT question FROM student_questions WHERE id = ?', [questionId]);
+      await announce(eventId, { message: `A question: “${q.question}” Answer: ${t}`.slice(0, MAX_TEXT) }, userId);
+    }
     await refresh();
   }
 

@@ -24,10 +24,11 @@ ${d.list.length ? html`<ul id="announcement-list">${d.list.map((a) => html`<li d
 ${ui.csrf(req)}${d.questionsEnabled ? '' : html`<input type="hidden" name="enabled" value="1">`}
 <button class="btn small" type="submit" id="questions-toggle">${d.questionsEnabled ? 'Stop taking questions' : 'Allow students to ask questions'}</button>
 </form>
-${d.questions.length ? html`<table class="list compact" id="student-questions"><thead><tr><th>When</th><th>Student</th><th>Question</th><th>Answer (only the student sees it)</th></tr></thead><tbody>
+${d.questions.length ? html`<table class="list compact" id="student-questions"><thead><tr><th>When</th><th>Student</th><th>Question</th><th>Answer (only the student sees it, unless sent to everyone)</th></tr></thead><tbody>
 ${d.questions.map((q) => html`<tr><td class="small">${time(q.created_at)}</td><td>${q.username}</td><td>${q.question}</td>
 <td>${q.answered_at ? q.answer : html`<form method="post" action="/tools/events/${event.id}/announcements/questions/${q.id}/answer" class="inline">${ui.csrf(req)}
-<input name="answer" maxlength="1000" aria-label="Answer to ${q.username}" required> <button class="btn small" type="submit">Answer</button></form>`}</td></tr>`)}
+<input name="answer" maxlength="1000" aria-label="Answer to ${q.username}" required>
+<label class="small"><input type="checkbox" name="to_all" value="1"> to everyone</label> <button class="btn small" type="submit">Answer</button></form>`}</td></tr>`)}
 </tbody></table>` : html`<p class="empty">No questions.</p>`}
 </section>`;
 }

@@ -70,6 +70,18 @@ test('announcements are acknowledged per student; staff see who has not', { time
   const missed = await feedOf(c4, exam.eventId);
   assert.deepEqual(missed.map((a) => [a.id, a.acked]), [[id, false]]);
 
+  // a question answered to everyone: every student gets it as a notice, without who asked
+  await postJson(instr, `/tools/events/${exam.eventId}/announcements/questions`, { enabled: '1' });
+  const asked = await ex.until(async () => {
+    const r = await postJson(c3, '/announcements/questions', { event_id: exam.eventId, question: 'May we use math.h?' });
+    return r.status === 201 ? r : null;
+  }, { timeoutMs: 10000, what: 'questions allowed in every worker' });
+  const ans = await postJson(instr, `/tools/events/${exam.eventId}/announcements/questions/${asked.json.id}/answer`, { answer: 'Yes, link with -lm.', to_all: '1' });
+  assert.equal(ans.status, 200, ans.text);
+  const shared = await ex.until(async () => (await feedOf(c1, exam.eventId)).find((a) => /math\.h/.test(a.message)), { timeoutMs: 10000, what: 'the shared answer' });
+  assert.match(shared.message, /Yes, link with -lm\./);
+  assert.doesNotMatch(shared.message, new RegExp(users[2]));
+
   // the event's log has both notices
   const log = await instr.get(`/events/${exam.eventId}/timing-log.csv`);
   assert.match(log.text, /,notice,whole event,/);
