@@ -300,31 +300,37 @@ function createEventsService({ db }) {
   async function results(eventId) {
     const event = await get(eventId);
     const rows = await db.query(`SELECT u.username, u.name, sec.code AS section, q.position, q.max_marks, a.score, a.extra_minutes,
-        g.marks, g.feedback, sub.submitted_at
+        g.marks, g.feedback, sub.submitted_at, sub.automatic, gc.late_versions, gc.deadline
       FROM assignments a JOIN users u ON u.id = a.user_id LEFT JOIN sections sec ON sec.id = u.section_id
       JOIN event_questions q ON q.id = a.question_id
       LEFT JOIN grades g ON g.assignment_id = a.id LEFT JOIN submissions sub ON sub.assignment_id = a.id
+      LEFT JOIN graded_code gc ON gc.assignment_id = a.id
       WHERE a.event_id = ? ORDER BY sec.code, u.username, q.position`, [eventId]);
     const positions = [...new Set(rows.map((r) => r.position))].sort((a, b) => a - b);
     const students = new Map();
     for (const r of rows) {
-      if (!students.has(r.username)) students.set(r.username, { username: r.username, name: r.name, section: r.section, extra: r.extra_minutes, q: {} });
+      if (!students.has(r.username)) students.set(r.username, { username: r.username, name: r.name, section: r.section, extra: r.extra_minutes, end: r.deadline, q: {} });
       students.get(r.username).q[r.position] = r;
     }
     const header = ['username', 'name', 'section'];
-    for (const p of positions) header.push(`q${p}_submitted_at`, `q${p}_auto_score`, `q${p}_marks`, `q${p}_max_marks`, `q${p}_feedback`);
-    header.push('total_marks', 'total_auto_score', 'extra_minutes');
+    // auto_submitted: submitted at the deadline by the grader; late_versions: code stored after it (never graded)
+    for (const p of positions) {
+      header.push(`q${p}_submitted_at`, `q${p}_auto_score`, `q${p}_marks`, `q${p}_max_marks`, `q${p}_feedback`, `q${p}_auto_submitted`, `q${p}_late_versions`);
+    }
+    // end_time: the student's own (extra time, accommodation, pauses: assignment_window)
+    header.push('total_marks', 'total_auto_score', 'extra_minutes', 'end_time');
     const out = [header];
     for (const s of students.values()) {
       const line = [s.username, s.name, s.section || ''];
       let tm = 0; let ta = 0;
       for (const p of positions) {
         const r = s.q[p];
-        if (!r) { line.push('', '', '', '', ''); continue; }
-        line.push(r.submitted_at ? r.submitted_at.toISOString() : '', r.score ?? '', r.marks ?? '', r.max_marks, r.feedback ?? '');
+        if (!r) { line.push('', '', '', '', '', '', ''); continue; }
+        line.push(r.submitted_at ? r.submitted_at.toISOString() : '', r.score ?? '', r.marks ?? '', r.max_marks, r.feedback ?? '',
+          r.submitted_at ? (r.automatic ? 1 : 0) : '', r.late_versions ?? 0);
         tm += Number(r.marks || 0); ta += Number(r.score || 0);
       }
-      line.push(Math.round(tm * 100) / 100, Math.round(ta * 100) / 100, s.extra || 0);
+      line.push(Math.round(tm * 100) / 100, Math.round(ta * 100) / 100, s.extra || 0, s.end ? s.end.toISOString() : '');
       out.push(line);
     }
     const slug = event.title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 60) || `event-${eventId}`;

@@ -244,11 +244,12 @@ test('grading: distribute to a TA, marks and feedback, regrade, results CSV', as
   assert.equal(csvRes.status, 200);
   assert.match(csvRes.headers.get('content-type'), /text\/csv/);
   const lines = csvRes.text.replace(/^\uFEFF/, '').trim().split('\r\n');
-  assert.match(lines[0], /^username,name,section,q1_submitted_at,q1_auto_score,q1_marks,q1_max_marks,q1_feedback,q2_/);
+  assert.match(lines[0], /^username,name,section,q1_submitted_at,q1_auto_score,q1_marks,q1_max_marks,q1_feedback,q1_auto_submitted,q1_late_versions,q2_/);
+  assert.match(lines[0], /,total_marks,total_auto_score,extra_minutes,end_time$/);
   assert.equal(lines.length, 7);
   const row = lines.find((l) => l.startsWith(`${name('b', 1)},`));
-  assert.match(row, /,9,10,Good; handle errors\.,/);
-  assert.match(row, /,9,10,0$/, 'total marks 9, auto score 10 (of the submitted code), no extra minutes');
+  assert.match(row, /,9,10,Good; handle errors\.,0,0,/, 'submitted by the student (not automatically), no late versions');
+  assert.match(row, /,9,10,0,\d{4}-\d\d-\d\dT[^,]+Z$/, 'total marks 9, auto score 10 (of the submitted code), no extra minutes, the end time');
 });
 
 test('turning a finished event into practice reveals its hidden tests', async () => {

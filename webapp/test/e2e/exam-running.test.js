@@ -77,6 +77,12 @@ test('exams as they really run, in the browser', { skip: !chromiumPath() && 'chr
       { timeoutMs: 90000, what: 'the automatic submission of the accommodated student' });
     assert.equal(sub.automatic, 1);
     assert.equal(Number(sub.code_id), Number(saved.id), 'the code saved in the extra time is what was submitted');
+    // the results CSV says so, with the student's own end time
+    const csvText = (await staff.get(`/events/${exam.eventId}/results.csv`)).text.replace(/^\uFEFF/, '');
+    const [header, ...rows] = csvText.trim().split(/\r?\n/).map((l) => l.split(','));
+    const row = rows.find((r) => r[0] === extra);
+    assert.equal(row[header.indexOf('q1_auto_submitted')], '1');
+    assert.equal(row[header.indexOf('end_time')], new Date(saved.deadline).toISOString());
     await p1.close();
     await p2.close();
     assert.equal((await postJson(staff, '/events/accommodations', { csv: `${extra},0,0,` })).status, 200);
