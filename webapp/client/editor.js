@@ -129,6 +129,7 @@ const clock = (d) => `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSec
 function setSaveState(text, kind = '') {
   const s = $('#save-state');
   s.textContent = text;
+  s.title = text; // the whole text when a long one is cut short (the countdown keeps its place)
   s.className = `savestate ${kind}`;
 }
 
@@ -144,8 +145,16 @@ document.querySelectorAll('.tab').forEach((t) => t.addEventListener('click', () 
 
 function busy(btn, on) {
   if (!btn) return;
+  // a disabled button loses the focus to the page body: give it back when done, so the
+  // keyboard user is where they were (unless they moved on meanwhile)
+  const hadFocus = on && document.activeElement === btn;
+  if (hadFocus) btn.dataset.refocus = '1';
   btn.disabled = on || ((closed || paused) && btn.dataset.needsOpen === '1');
   btn.classList.toggle('busy', on);
+  if (!on && btn.dataset.refocus) {
+    delete btn.dataset.refocus;
+    if (!btn.disabled && (document.activeElement === document.body || !document.activeElement)) btn.focus();
+  }
 }
 
 async function post(url, payload, { keepalive = false } = {}) {

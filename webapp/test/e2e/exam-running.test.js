@@ -201,5 +201,36 @@ test('exams as they really run, in the browser', { skip: !chromiumPath() && 'chr
     await page.close();
   });
 
+  await t.test('walk-through fixes: focus after Compile and Evaluate, a long save state, the clock on a phone', async () => {
+    const who = users[2];
+    const exam = await ex.makeExam({ title: 'Layout', sectionId, problemId, startSec: -60, stopSec: 1800 });
+    const aid = await ex.assignment(exam.eventId, who);
+    const page = await signIn(browser, who, errors);
+    await ex.openEditor(page, aid);
+    await ex.setCode(page, ex.FIXED);
+    for (const id of ['btn-compile', 'btn-evaluate']) {
+      await page.focus(`#${id}`);
+      await page.keyboard.press('Enter');
+      await page.waitForFunction((b) => !document.getElementById(b).classList.contains('busy') && !document.getElementById(b).disabled, id, { timeout: 60000 });
+      assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.id), id, `focus back on ${id}`);
+    }
+    // a long save message is cut short: the countdown stays in the header, on the screen
+    await page.evaluate(() => { document.getElementById('save-state').textContent = 'Not saved: '.concat('the server answered with a very long explanation '.repeat(8)); });
+    const head = await page.locator('.ed-head').boundingBox();
+    const clock = await page.locator('#countdown').boundingBox();
+    assert.ok(clock.x + clock.width <= 1280 && clock.y >= head.y && clock.y + clock.height <= head.y + head.height, JSON.stringify({ head, clock }));
+    await page.close();
+    // on a phone the clock and the save state stay in sight while the page scrolls
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const pp = await ex.signInPage(phone, who);
+    await ex.openEditor(pp, aid);
+    await pp.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await pp.waitForTimeout(300);
+    assert.ok(await pp.evaluate(() => window.scrollY) > 200, 'the page did scroll');
+    const c = await pp.locator('#countdown').boundingBox();
+    assert.ok(c && c.y >= 0 && c.y + c.height <= 844, `countdown at ${JSON.stringify(c)}`);
+    await phone.close();
+  });
+
   assert.deepEqual(errors, []);
 });
