@@ -157,12 +157,12 @@ final class StudentApi
         $res = $judge->judge($row, (string) $row['code'], $cases);
         $runId = Api::ulid();
         if ($cases) {
-            $sql = 'INSERT INTO evaluations (run_id, code_id, assignment_id, test_case_id, verdict, passed, actual_output, time_ms) VALUES '
-                . implode(',', array_fill(0, count($cases), '(?, ?, ?, ?, ?, ?, ?, ?)'));
+            $sql = 'INSERT INTO evaluations (run_id, code_id, assignment_id, test_case_id, verdict, passed, credit, feedback, actual_output, time_ms) VALUES '
+                . implode(',', array_fill(0, count($cases), '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'));
             $params = [];
             foreach ($res['rows'] as $r) {
                 array_push($params, $runId, (int) $row['code_id'], $aid, $r['test_case_id'], $r['verdict'], (int) $r['passed'],
-                    $r['actual'], $r['time_ms']);
+                    round($r['credit'], 4), $r['feedback'], $r['actual'], $r['time_ms']);
             }
             Db::run($this->c, $sql, $params);
         }
