@@ -110,10 +110,11 @@ final class Judge
             $rows[] = ['test_case_id' => (int) $tc['id'], 'verdict' => $r['verdict'], 'passed' => $passed, 'credit' => $credit,
                 'feedback' => $feedback === '' ? null : Output::text($feedback, self::FEEDBACK_BYTES),
                 'actual' => Output::text($r['stdout'], $stored), 'time_ms' => $r['time_ms']];
-            $case = ['position' => (int) $tc['position'], 'visibility' => $tc['visibility'], 'passed' => $passed, 'credit' => $credit];
+            $case = ['position' => (int) $tc['position'], 'visibility' => $tc['visibility'], 'passed' => $passed];
             if (!$hidden || $showHidden) {
-                // a checker's message is shown where the case itself is: never for a hidden case
-                $case += ['verdict' => $r['verdict'], 'input' => $tc['input'], 'expected' => $tc['expected_output'],
+                // a checker's message and credit are shown where the case itself is: never for
+                // a hidden case (the score sums them all)
+                $case += ['verdict' => $r['verdict'], 'credit' => $credit, 'input' => $tc['input'], 'expected' => $tc['expected_output'],
                     'actual' => Output::text($r['stdout']), 'stderr' => Output::text($r['stderr'], 4096),
                     'signal_name' => $r['signal_name'], 'time_ms' => $r['time_ms'],
                     'feedback' => Output::text($feedback, self::FEEDBACK_BYTES)];
