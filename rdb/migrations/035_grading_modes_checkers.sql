@@ -34,3 +34,38 @@ ALTER TABLE test_cases
 ALTER TABLE evaluations
   ADD COLUMN credit DECIMAL(5,4) NOT NULL DEFAULT 0 AFTER passed,
   ADD COLUMN feedback TEXT NULL AFTER credit;
+
+-- Regrading a whole event's automatic marks (after a checker, comparison or weight
+-- change): the new marks are computed into regrade_marks first, shown next to the
+-- old ones, and written to auto_grades / assignments.score only when an instructor
+-- applies the run. What is graded is the graded_code view's choice, as always.
+CREATE TABLE regrade_runs (
+  id          INT UNSIGNED AUTO_INCREMENT PRIMARY KEY,
+  event_id    INT UNSIGNED NOT NULL,
+  created_by  INT UNSIGNED NOT NULL,
+  created_at  DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  applied_at  DATETIME(3)  NULL,
+  KEY ix_regrade_runs_event (event_id, created_at),
+  CONSTRAINT fk_regrade_runs_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE,
+  CONSTRAINT fk_regrade_runs_user FOREIGN KEY (created_by) REFERENCES users (id)
+) ENGINE=InnoDB;
+
+CREATE TABLE regrade_marks (
+  run_id         INT UNSIGNED NOT NULL,
+  assignment_id  INT UNSIGNED NOT NULL,
+  code_id        BIGINT UNSIGNED NOT NULL,
+  source         ENUM('submission','deadline') NOT NULL,
+  final          TINYINT(1)   NOT NULL,
+  old_score      DECIMAL(6,2) NULL,
+  new_score      DECIMAL(6,2) NOT NULL,
+  max_score      DECIMAL(6,2) NOT NULL,
+  passed         SMALLINT UNSIGNED NOT NULL,
+  total          SMALLINT UNSIGNED NOT NULL,
+  verdict        VARCHAR(32)  NOT NULL,
+  compiled       TINYINT(1)   NOT NULL,
+  cases          MEDIUMTEXT   NOT NULL,
+  PRIMARY KEY (run_id, assignment_id),
+  CONSTRAINT fk_regrade_marks_run FOREIGN KEY (run_id) REFERENCES regrade_runs (id) ON DELETE CASCADE,
+  CONSTRAINT fk_regrade_marks_assignment FOREIGN KEY (assignment_id) REFERENCES assignments (id) ON DELETE CASCADE,
+  CONSTRAINT fk_regrade_marks_code FOREIGN KEY (code_id) REFERENCES code (id) ON DELETE CASCADE
+) ENGINE=InnoDB;
