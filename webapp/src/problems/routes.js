@@ -5,6 +5,7 @@ const { HttpError, wantsJson } = require('../shared/errors');
 const { toId } = require('../staff/form');
 const ui = require('../staff/ui');
 const v = require('./views');
+const { exportZip } = require('./kattis');
 
 const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', deleted: 'Problem deleted.', archived: 'Problem archived: hidden from the lists and from new events.', unarchived: 'Problem restored from the archive.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.' };
 
@@ -33,6 +34,16 @@ module.exports = function problemsRoutes({ problems }) {
     }
     if (wantsJson(req)) return res.status(201).json({ ok: true, id });
     return res.redirect(303, `/problems/${id}?done=created`);
+  });
+
+  // The problem as a Kattis problem package (problems/kattis.js); a 409 says what cannot travel.
+  r.get('/:id/kattis.zip', async (req, res) => {
+    const id = pid(req);
+    const [p, tests] = await Promise.all([problems.get(id), problems.tests(id)]);
+    const { name, zip } = exportZip(p, tests);
+    res.set('Content-Type', 'application/zip');
+    res.set('Content-Disposition', `attachment; filename="${name}.zip"`);
+    res.send(zip);
   });
 
   r.get('/:id', async (req, res) => showProblem(req, res, pid(req), { flash: FLASH[req.query.done], editId: Number(req.query.edit) || null }));

@@ -52,13 +52,14 @@ function problemFields(req, f, envs) {
 // empty: the problem's setting is used.
 function comparisonFields(f, envs, { perCase }) {
   const inherit = perCase ? [{ value: '', label: 'As the problem says' }] : [];
-  const tolHelp = 'Numbers mode: a number of the expected output matches one within the absolute OR the relative tolerance (Kattis\' float_absolute_tolerance / float_relative_tolerance), e.g. 1e-6.';
+  const tolHelp = 'Numbers mode: a number of the expected output matches one within the absolute OR the relative tolerance (a share of the expected value), as Kattis\' float_absolute_tolerance / float_relative_tolerance.';
   return html`<fieldset class="comparison"><legend>${perCase ? 'Comparison for this case' : 'Output comparison'}</legend>
   <div class="grid3">
     ${ui.select(f, 'compare_mode', 'Output comparison', [...inherit, ...COMPARE_MODES], { def: perCase ? '' : 'trim' })}
-    ${ui.input(f, 'abs_tolerance', 'Absolute tolerance', { help: perCase ? 'Empty: the problem\'s.' : tolHelp, attrs: { inputmode: 'decimal', placeholder: 'e.g. 1e-6' } })}
-    ${ui.input(f, 'rel_tolerance', 'Relative tolerance', { help: perCase ? 'Empty: the problem\'s.' : 'Share of the expected value, e.g. 1e-6.', attrs: { inputmode: 'decimal', placeholder: 'e.g. 1e-6' } })}
+    ${ui.input(f, 'abs_tolerance', 'Absolute tolerance', { help: perCase ? 'Empty: the problem\'s.' : '', attrs: { inputmode: 'decimal', placeholder: 'e.g. 1e-6' } })}
+    ${ui.input(f, 'rel_tolerance', 'Relative tolerance', { help: perCase ? 'Empty: the problem\'s.' : '', attrs: { inputmode: 'decimal', placeholder: 'e.g. 1e-6' } })}
   </div>
+  ${perCase ? '' : html`<p class="help">${tolHelp}</p>`}
   <details class="addbox checkerbox"${val(f, 'checker_code') ? html` open` : ''}><summary>${perCase ? 'A checker of this case\'s own' : 'Checker program'}</summary>
     <p class="help">Runs in the sandbox after the student's program, never with the student's access: it is given the test's input, the expected output and the student's output.
     Its message is shown to the student on visible cases only; a share of the case's weight it gives (Kattis: a number 0..1 in score.txt; testlib: exit 7 with the number first in its message) counts as partial credit.
@@ -167,6 +168,7 @@ function problemPage(req, { p, tests, envs, form = {}, testForm, flash, error, c
     body: html`${ui.crumbs([{ href: '/problems', label: 'Problems' }, { label: p.title }])}
 ${head(html`${p.title} ${p.is_practice ? html`<span class="tag tag-practice">practice</span>` : ''}${p.archived_at ? html` <span class="pill" id="archived">archived</span>` : ''}`, html`${p.category || 'no category'} · ${p.env} · ${p.time_limit_ms} ms · ${Math.round(p.memory_limit_kb / 1024)} MB · updated ${time(p.updated_at)}`,
     html`${ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' })}
+    <a class="btn" href="/problems/${p.id}/kattis.zip" id="export-kattis" title="A Kattis problem package: statement, samples, secret data, checker, reference solution">Export (Kattis)</a>
     ${p.archived_at ? ui.actionForm(req, `/problems/${p.id}/unarchive`, 'Restore', { cls: 'btn', id: 'unarchive-problem' })
     : ui.actionForm(req, `/problems/${p.id}/archive`, 'Archive', { cls: 'btn', id: 'archive-problem', confirm: 'Archive this problem? It disappears from the lists and from new events; nothing is deleted.' })}
     ${ui.actionForm(req, `/problems/${p.id}/delete`, 'Delete', { cls: 'btn danger', id: 'delete-problem', confirm: 'Delete this problem and its test cases for good?' })}`)}

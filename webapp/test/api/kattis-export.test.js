@@ -1,0 +1,123 @@
+'use strict';
+// Issue 29: a problem exported as a Kattis problem package is checked by a tool no one
+// here wrote, Kattis' problemtools (`verifyproblem`, installed by install.sh
+// --with-test-tools): configuration, test data, the input and output validators, and the
+// reference solution run against the data must pass. The statement part is left out: it
+// renders through LaTeX (lualatex), a large install this suite does without. What the
+// format cannot hold is refused with a sentence.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { execFile } = require('node:child_process');
+const { unzipSync } = require('fflate');
+const { TAG, as, postJson } = require('../helpers/staff');
+const dbh = require('../helpers/db');
+
+const VERIFY = process.env.VERIFYPROBLEM || path.join(process.env.PRUTOR_VAR || path.resolve(__dirname, '../../../var'), 'problemtools/bin/verifyproblem');
+const SUM = '#include <stdio.h>\nint main(void){long a,b;if(scanf("%ld %ld",&a,&b)!=2)return 1;printf("%ld\\n",a+b);return 0;}\n';
+const AVG = '#include <stdio.h>\nint main(void){double a,b;if(scanf("%lf %lf",&a,&b)!=2)return 1;printf("%.6f\\n",(a+b)/3.0);return 0;}\n';
+// Kattis convention, in C: any two integers x y with x + y equal to the input's sum
+const CHECKER = `#include <stdio.h>
+int main(int argc, char **argv) {
+    long a, b, x, y; FILE *in = fopen(argv[1], "r");
+    if (!in || fscanf(in, "%ld %ld", &a, &b) != 2) return 1;
+    if (scanf("%ld %ld", &x, &y) != 2) return 43;
+    return x + y == a + b ? 42 : 43;
+}
+`;
+const PAIR = '#include <stdio.h>\nint main(void){long a,b;if(scanf("%ld %ld",&a,&b)!=2)return 1;printf("%ld 0\\n",a+b);return 0;}\n';
+
+let instr;
+const made = [];
+test.before(async () => { instr = await as('instructor'); });
+test.after(async () => {
+  for (const id of made) await dbh.q('DELETE FROM problems WHERE id = ?', [id]);
+  await dbh.close();
+});
+
+async function problem(fields, cases) {
+  const p = await postJson(instr, '/problems', { title: `Export ${made.length} ${TAG}`, category: 'test', statement_md: 'Read *a* and *b*.', env: 'c',
+    template_code: '', time_limit_ms: '1000', memory_limit_mb: '256', ...fields });
+  assert.equal(p.status, 201, p.text);
+  made.push(p.json.id);
+  for (const [input, out, vis, extra] of cases) {
+    const r = await postJson(instr, `/problems/${p.json.id}/tests`, { input, expected_output: out, visibility: vis, weight: '1', ...(extra || {}) });
+    assert.equal(r.status, 201, r.text);
+  }
+  return p.json.id;
+}
+
+// Downloads the package, unzips it into a fresh folder and returns that folder.
+async function download(id) {
+  // binary: straight through fetch with the instructor's session (the helper reads text)
+  const r = await fetch(`${instr.base}/problems/${id}/kattis.zip`, { headers: { cookie: instr.cookieHeader() } });
+  assert.equal(r.status, 200, await r.clone().text());
+  assert.match(r.headers.get('content-type'), /application\/zip/);
+  assert.match(r.headers.get('content-disposition'), /^attachment; filename="export\d+\w+\.zip"$/);
+  const files = unzipSync(new Uint8Array(await r.arrayBuffer()));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prutor-kattis-'));
+  for (const [name, data] of Object.entries(files)) {
+    fs.mkdirSync(path.join(dir, path.dirname(name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), data);
+  }
+  const [root] = fs.readdirSync(dir);
+  return path.join(dir, root);
+}
+
+function verify(dir) {
+  return new Promise((resolve) => {
+    execFile(VERIFY, [dir, '-p', 'config', 'data', 'validators', 'submissions'], { timeout: 120000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? err.code : 0, out: `${stdout}${stderr}` });
+    });
+  });
+}
+
+test('problemtools is installed for this suite', () => {
+  assert.ok(fs.existsSync(VERIFY), `verifyproblem at ${VERIFY}: run webapp/install.sh --with-test-tools`);
+});
+
+test('a problem compared as numbers within a tolerance passes verifyproblem', async () => {
+  const id = await problem({ solution_code: AVG, compare_mode: 'numbers', abs_tolerance: '1e-4', rel_tolerance: '1e-6' },
+    [['1 2', '1.0', 'visible'], ['0 0\n', '0\n', 'visible'], ['10 20\n', '10.00001\n', 'hidden']]);
+  const dir = await download(id);
+  assert.equal(fs.readFileSync(path.join(dir, 'data/testdata.yaml'), 'utf8'), 'output_validator_flags: "case_sensitive float_absolute_tolerance 0.0001 float_relative_tolerance 0.000001"\n');
+  assert.equal(fs.readFileSync(path.join(dir, 'data/sample/01.in'), 'utf8'), '1 2\n', 'a line of input ends in a newline');
+  assert.ok(fs.existsSync(path.join(dir, 'data/secret/01.ans')));
+  assert.match(fs.readFileSync(path.join(dir, 'problem.yaml'), 'utf8'), /time_limit: 1\n {2}memory: 256\n/);
+  const r = await verify(dir);
+  assert.match(r.out, /tested: 0 errors/, r.out);
+});
+
+test('a problem with an output validator (the instructor\'s C checker) passes verifyproblem', async () => {
+  const id = await problem({ solution_code: PAIR, compare_mode: 'checker', checker_env: 'c', checker_interface: 'kattis', checker_code: CHECKER },
+    [['1 2\n', '3 0\n', 'visible'], ['-5 5\n', '0 0\n', 'hidden'], ['7 8\n', '15 0\n', 'hidden']]);
+  const dir = await download(id);
+  assert.equal(fs.readFileSync(path.join(dir, 'output_validator/validator.c'), 'utf8'), CHECKER);
+  assert.ok(!fs.existsSync(path.join(dir, 'data/testdata.yaml')));
+  const r = await verify(dir);
+  assert.match(r.out, /tested: 0 errors/, r.out);
+});
+
+test('verifyproblem is a real judge: a checker that rejects the reference solution fails it', async () => {
+  const id = await problem({ solution_code: SUM, compare_mode: 'checker', checker_env: 'c', checker_interface: 'kattis',
+    checker_code: 'int main(void) { return 43; }\n' }, [['1 2\n', '3\n', 'visible']]);
+  const r = await verify(await download(id));
+  assert.doesNotMatch(r.out, /tested: 0 errors/, r.out);
+  assert.match(r.out, /WA|Wrong/i);
+});
+
+test('what a Kattis package cannot hold is refused with a sentence', async () => {
+  const testlib = await problem({ solution_code: SUM, compare_mode: 'checker', checker_env: 'c', checker_interface: 'testlib', checker_code: 'int main(void){return 0;}\n' },
+    [['1 2\n', '3\n', 'visible']]);
+  let r = await instr.request('GET', `/problems/${testlib}/kattis.zip`, { headers: { accept: 'application/json' } });
+  assert.equal(r.status, 409);
+  assert.match(r.json.error, /testlib/);
+  const own = await problem({ solution_code: SUM }, [['1 2\n', '3\n', 'visible'], ['1 2\n', '3\n', 'hidden', { compare_mode: 'exact' }]]);
+  r = await instr.request('GET', `/problems/${own}/kattis.zip`, { headers: { accept: 'application/json' } });
+  assert.equal(r.status, 409);
+  assert.match(r.json.error, /test case 2 has a comparison of its own/);
+  const ta = await as('ta');
+  assert.notEqual((await ta.request('GET', `/problems/${own}/kattis.zip`)).status, 200, 'a TA cannot export');
+});
