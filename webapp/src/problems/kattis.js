@@ -13,8 +13,9 @@
 // checker, a case with a comparison of its own, a language Kattis does not know here.
 // Test weights are not exported (a pass-fail package has none); README "Grading" says so.
 const crypto = require('node:crypto');
-const { zipSync, strToU8 } = require('fflate');
-const { conflict } = require('../shared/errors');
+const { zipSync, unzipSync, strToU8, strFromU8 } = require('fflate');
+const YAML = require('yaml');
+const { conflict, badRequest } = require('../shared/errors');
 
 const EXT = { c: 'c', cpp: 'cpp', python3: 'py' };
 
@@ -104,4 +105,176 @@ function exportZip(p, tests) {
   return { name, zip: Buffer.from(zipSync(tree, { level: 6, mtime: new Date('2026-01-01T00:00:00Z') })) };
 }
 
-module.exports = { exportZip, packageFiles, validatorFlags };
+// ---------------------------------------------------------------- import
+// A Kattis problem package (legacy or 2023-07-draft) as a problem: its statement
+// (Markdown; a LaTeX one is kept as text), sample data as visible cases and secret
+// data (every group) as hidden ones, weight 1 each; the default validator's flags as a
+// comparison mode, or its output validator as a Kattis-convention checker; the first
+// accepted submission in C, C++ or Python as the reference solution. Errors name the
+// file (and the line, for YAML); what is kept only in part comes back as warnings.
+
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 32 * 1024 * 1024;
+const MAX_TEXT = 64 * 1024;
+const ENV_OF = { c: 'c', cc: 'cpp', cpp: 'cpp', py: 'python3' };
+
+class PackageError extends Error {
+  constructor(file, message, line) {
+    super(`${file}${line ? ` line ${line}` : ''}: ${message}`);
+    this.file = file;
+    this.line = line || null;
+  }
+}
+
+function unzip(buf) {
+  let total = 0;
+  let files;
+  try {
+    files = unzipSync(new Uint8Array(buf), {
+      // sizes are checked before anything is inflated: no zip bomb fills memory
+      filter: (f) => {
+        if (f.originalSize > MAX_FILE_BYTES) throw new PackageError(f.name, `is larger than ${MAX_FILE_BYTES / 1048576} MB`);
+        total += f.originalSize;
+        if (total > MAX_TOTAL_BYTES) throw new PackageError(f.name, `the package unpacks to more than ${MAX_TOTAL_BYTES / 1048576} MB`);
+        return !f.name.endsWith('/');
+      },
+    });
+  } catch (e) {
+    if (e instanceof PackageError) throw e;
+    throw new PackageError('the upload', 'is not a zip file');
+  }
+  return files;
+}
+
+// The package's files by path from its root (the folder that holds problem.yaml).
+function packageTree(buf) {
+  const files = unzip(buf);
+  const yamls = Object.keys(files).filter((n) => /(^|\/)problem\.yaml$/.test(n)).sort((a, b) => a.length - b.length);
+  if (!yamls.length) throw new PackageError('problem.yaml', 'is missing: a Kattis package has problem.yaml at its root');
+  const root = yamls[0].slice(0, -'problem.yaml'.length);
+  const tree = {};
+  for (const [n, data] of Object.entries(files)) if (n.startsWith(root)) tree[n.slice(root.length)] = data;
+  return tree;
+}
+
+function text(tree, file, { max = MAX_TEXT } = {}) {
+  const data = tree[file];
+  if (data.length > max) throw new PackageError(file, `is longer than ${max} bytes, the most a test case or program holds here`);
+  const s = strFromU8(data);
+  if (s.includes('\u0000')) throw new PackageError(file, 'is not text');
+  return s;
+}
+
+function parseYaml(tree, file) {
+  if (!tree[file]) return {};
+  try {
+    const v = YAML.parse(text(tree, file));
+    return v && typeof v === 'object' ? v : {};
+  } catch (e) {
+    if (e instanceof PackageError) throw e;
+    const line = e.linePos && e.linePos[0] ? e.linePos[0].line : null;
+    throw new PackageError(file, String(e.message).split('\n')[0].replace(/ at line \d+, column \d+:?$/, ''), line);
+  }
+}
+
+// The default validator's flags as our comparison, and what is only approximated.
+function comparisonOf(flags, warnings) {
+  const f = String(flags || '').trim().split(/\s+/).filter(Boolean);
+  const val = (k) => { const i = f.indexOf(k); return i >= 0 && i + 1 < f.length ? Number(f[i + 1]) : null; };
+  const tol = val('float_tolerance');
+  const abs = val('float_absolute_tolerance') ?? tol;
+  const rel = val('float_relative_tolerance') ?? tol;
+  const caseSensitive = f.includes('case_sensitive');
+  if (abs !== null || rel !== null) {
+    if (!caseSensitive) warnings.push('Words among the numbers are compared with case here (the package ignores case).');
+    return { compare_mode: 'numbers', abs_tolerance: Number.isFinite(abs) ? abs : null, rel_tolerance: Number.isFinite(rel) ? rel : null };
+  }
+  if (caseSensitive && f.includes('space_change_sensitive')) return { compare_mode: 'exact' };
+  if (caseSensitive) return { compare_mode: 'tokens' };
+  if (f.includes('space_change_sensitive')) warnings.push('Compared ignoring case and trailing whitespace (the package: ignoring case, spacing exact).');
+  else warnings.push('Compared ignoring case and trailing whitespace; the package also ignores other spacing.');
+  return { compare_mode: 'case' };
+}
+
+function importZip(buf) {
+  const tree = packageTree(buf);
+  const warnings = [];
+  const meta = parseYaml(tree, 'problem.yaml');
+  const v2023 = String(meta.problem_format_version || 'legacy') !== 'legacy';
+  const p = { category: 'kattis', template_code: '', is_practice: 0, checker_env: null, checker_interface: 'kattis', checker_code: null, abs_tolerance: null, rel_tolerance: null };
+
+  // statement and title
+  const stDir = v2023 ? 'statement/' : 'problem_statement/';
+  const statements = Object.keys(tree).filter((n) => n.startsWith(stDir) && /^problem(\.[a-z]{2,3})?\.(md|tex)$/.test(n.slice(stDir.length)));
+  const pick = statements.find((n) => /problem\.en\.md$/.test(n)) || statements.find((n) => /\.md$/.test(n))
+    || statements.find((n) => /problem(\.en)?\.tex$/.test(n)) || statements[0];
+  if (!pick) throw new PackageError(`${stDir}problem.en.md`, 'is missing: the package has no statement');
+  let statement = text(tree, pick, { max: 100000 });
+  const nameYaml = typeof meta.name === 'string' ? meta.name : (meta.name && (meta.name.en || Object.values(meta.name)[0]));
+  const texName = /\\problemname\{([^}]*)\}/.exec(statement);
+  p.title = String(nameYaml || (texName && texName[1]) || '').trim().slice(0, 200);
+  if (!p.title) throw new PackageError('problem.yaml', 'has no name, and the statement no \\problemname');
+  if (pick.endsWith('.tex')) {
+    warnings.push(`${pick} is LaTeX: kept as text in the statement; edit it into Markdown.`);
+    statement = statement.replace(/\\problemname\{[^}]*\}\s*/, '');
+  }
+  p.statement_md = statement;
+
+  // limits
+  const limits = meta.limits && typeof meta.limits === 'object' ? meta.limits : {};
+  const tl = Number(limits.time_limit);
+  if (Number.isFinite(tl) && tl > 0) p.time_limit_ms = Math.min(60000, Math.max(100, Math.round(tl * 1000)));
+  else { p.time_limit_ms = 2000; warnings.push('The package sets no time limit (Kattis derives it from its solutions): 2000 ms here.'); }
+  const mem = Number(limits.memory);
+  p.memory_limit_kb = (Number.isFinite(mem) && mem >= 8 ? Math.min(4096, Math.round(mem)) : 256) * 1024;
+
+  // test data: sample visible, every secret group hidden, in name order
+  const tests = [];
+  for (const [dir, visibility] of [['data/sample/', 'visible'], ['data/secret/', 'hidden']]) {
+    const ins = Object.keys(tree).filter((n) => n.startsWith(dir) && n.endsWith('.in')).sort();
+    for (const n of ins) {
+      const ans = `${n.slice(0, -3)}.ans`;
+      if (!tree[ans]) throw new PackageError(n, `has no answer file ${ans}`);
+      tests.push({ input: text(tree, n), expected_output: text(tree, ans), visibility, weight: 1 });
+    }
+  }
+  if (!tests.some((t) => t.visibility === 'hidden') && !tests.length) throw new PackageError('data/secret', 'holds no test case (NAME.in with NAME.ans)');
+  if (Object.keys(tree).some((n) => /^data\/.*testdata\.yaml$/.test(n) && n !== 'data/testdata.yaml')) {
+    warnings.push('Test groups\' own testdata.yaml files are not kept: every case is weighted 1.');
+  }
+
+  // comparison: an output validator, else the default validator's flags
+  const valDir = v2023 ? 'output_validator/' : 'output_validators/';
+  const valFiles = Object.keys(tree).filter((n) => n.startsWith(valDir));
+  const custom = v2023 ? valFiles.length > 0 : String(meta.validation || 'default').startsWith('custom');
+  if (custom) {
+    if (!valFiles.length) throw new PackageError('problem.yaml', 'asks for a custom output validator, and output_validators/ is empty');
+    if (valFiles.length > 1) throw new PackageError(valFiles[1], `is a second file of the output validator: a checker here is one source file (${valFiles.join(', ')})`);
+    const ext = valFiles[0].split('.').pop();
+    if (!ENV_OF[ext]) throw new PackageError(valFiles[0], 'is not C, C++ or Python: no checker language here for it');
+    Object.assign(p, { compare_mode: 'checker', checker_env: ENV_OF[ext], checker_interface: 'kattis', checker_code: text(tree, valFiles[0]) });
+    if (meta.validator_flags) warnings.push('The output validator\'s flags (validator_flags) are not passed to the checker here.');
+  } else {
+    const td = parseYaml(tree, 'data/testdata.yaml');
+    Object.assign(p, comparisonOf(v2023 ? td.output_validator_flags : (meta.validator_flags ?? td.output_validator_flags), warnings));
+  }
+
+  // the reference solution
+  const accepted = Object.keys(tree).filter((n) => n.startsWith('submissions/accepted/')).sort();
+  const sol = accepted.find((n) => ENV_OF[n.split('.').pop()]);
+  if (!sol) throw new PackageError('submissions/accepted', 'holds no solution in C, C++ or Python: one is the reference solution here');
+  p.env = ENV_OF[sol.split('.').pop()];
+  p.solution_code = text(tree, sol);
+  const others = {};
+  for (const n of Object.keys(tree).filter((x) => x.startsWith('submissions/') && x !== sol && ENV_OF[x.split('.').pop()])) {
+    others[n.slice('submissions/'.length)] = { env: ENV_OF[n.split('.').pop()], code: text(tree, n) };
+  }
+  return { problem: p, tests, warnings, submissions: others };
+}
+
+function importError(e) {
+  if (e instanceof PackageError) return badRequest(`The package cannot be imported: ${e.message}`, { file: e.file, line: e.line });
+  return e;
+}
+
+module.exports = { exportZip, packageFiles, validatorFlags, importZip, importError, PackageError };

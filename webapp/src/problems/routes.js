@@ -7,7 +7,7 @@ const ui = require('../staff/ui');
 const v = require('./views');
 const { exportZip } = require('./kattis');
 
-const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', deleted: 'Problem deleted.', archived: 'Problem archived: hidden from the lists and from new events.', unarchived: 'Problem restored from the archive.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.' };
+const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', deleted: 'Problem deleted.', archived: 'Problem archived: hidden from the lists and from new events.', unarchived: 'Problem restored from the archive.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.', imported: 'Problem imported from a Kattis package: check it against its reference solution.' };
 
 module.exports = function problemsRoutes({ problems }) {
   const r = express.Router();
@@ -26,6 +26,14 @@ module.exports = function problemsRoutes({ problems }) {
   });
   r.post('/preview', (req, res) => res.json(problems.preview(req.body)));
   r.get('/new', (req, res) => ui.send(res, v.newPage(req, { envs })));
+  // A Kattis problem package, the zip itself as the body (staff.js sends it from the
+  // page's file input); the answer says what was only approximated.
+  r.get('/import', (req, res) => ui.send(res, v.importPage(req)));
+  r.post('/import', express.raw({ type: ['application/zip', 'application/octet-stream'], limit: '16mb' }), async (req, res) => {
+    if (!Buffer.isBuffer(req.body) || !req.body.length) throw new HttpError(400, 'Send the package as a zip file (Content-Type: application/zip).');
+    const out = await problems.importPackage({ uid: req.session.uid }, req.body);
+    res.status(201).json({ ok: true, id: out.id, tests: out.tests, warnings: out.warnings, url: `/problems/${out.id}` });
+  });
   r.post('/', async (req, res) => {
     let id;
     try { id = await problems.create({ uid: req.session.uid }, req.body); } catch (err) {

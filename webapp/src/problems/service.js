@@ -10,6 +10,7 @@ const { withTx } = require('../staff/tx');
 const { notFound, unavailable, conflict, HttpError } = require('../shared/errors');
 const { renderMarkdown } = require('../shared/markdown');
 const { readCookie, COOKIE } = require('../shared/session');
+const { importZip, importError } = require('./kattis');
 
 const MAX_TEXT = 64 * 1024;
 
@@ -239,7 +240,29 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
     return { html: String(renderMarkdown(src)) };
   }
 
-  return { list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS, remove, archive, preview };
+  // A Kattis problem package (problems/kattis.js) as a new problem with its test cases;
+  // checked by the same rules as the forms. Returns the id and what was only approximated.
+  async function importPackage(actor, buf) {
+    let pkg;
+    try { pkg = importZip(buf); } catch (e) { throw importError(e); }
+    const p = read({ ...pkg.problem, memory_limit_mb: String(pkg.problem.memory_limit_kb / 1024), is_practice: '',
+      abs_tolerance: pkg.problem.abs_tolerance ?? '', rel_tolerance: pkg.problem.rel_tolerance ?? '' });
+    for (const t of pkg.tests) readTest({ ...t, weight: String(t.weight) });
+    const id = await withTx(db, async (tx) => {
+      const r = await tx.query(`INSERT INTO problems (title, category, statement_md, env, template_code, solution_code,
+          time_limit_ms, memory_limit_kb, is_practice, created_by, ${COMPARISON_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [p.title, p.category || '', p.statement_md, p.env, p.template_code || '', p.solution_code, p.time_limit_ms, p.memory_limit_kb, 0, actor.uid,
+        ...COMPARISON_COLUMNS.map((k) => p[k])]);
+      for (const [i, t] of pkg.tests.entries()) {
+        await tx.query('INSERT INTO test_cases (problem_id, position, input, expected_output, visibility, weight) VALUES (?, ?, ?, ?, ?, ?)',
+          [r.insertId, i + 1, t.input, t.expected_output, t.visibility, t.weight]);
+      }
+      return r.insertId;
+    });
+    return { id, warnings: pkg.warnings, tests: pkg.tests.length, submissions: pkg.submissions };
+  }
+
+  return { importPackage, list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS, remove, archive, preview };
 }
 
 module.exports = { createProblemsService, COMPARE_MODES, CHECKER_INTERFACES };

@@ -121,3 +121,86 @@ test('what a Kattis package cannot hold is refused with a sentence', async () =>
   const ta = await as('ta');
   assert.notEqual((await ta.request('GET', `/problems/${own}/kattis.zip`)).status, 200, 'a TA cannot export');
 });
+
+// ---------------------------------------------------------------- import
+const { zipSync, strToU8 } = require('fflate');
+
+function zipOf(files, root = 'pkg') {
+  const tree = {};
+  for (const [n, t] of Object.entries(files)) tree[`${root}/${n}`] = strToU8(t);
+  return Buffer.from(zipSync(tree));
+}
+const importPkg = (client, buf) => client.request('POST', '/problems/import', { body: buf, csrf: true, headers: { 'content-type': 'application/zip', accept: 'application/json' } });
+const evaluate = (problemId, code) => instr.request('POST', '/evaluate', { json: { problem_id: problemId, code }, csrf: true, headers: { accept: 'application/json' } });
+
+// A package in the legacy format written as Kattis' own examples are: a LaTeX statement,
+// a float tolerance, a test group, accepted and wrong-answer submissions.
+const HALVES = {
+  'problem.yaml': 'name: Halves\nsource: Prutor tests\nlicense: cc by-sa\nvalidator_flags: float_tolerance 1e-6\n',
+  'problem_statement/problem.en.tex': '\\problemname{Halves}\nPrint half of $n$.\n',
+  'data/sample/1.in': '3\n', 'data/sample/1.ans': '1.5\n',
+  'data/secret/group1/1.in': '10\n', 'data/secret/group1/1.ans': '5.0\n',
+  'data/secret/group1/2.in': '-7\n', 'data/secret/group1/2.ans': '-3.5000001\n',
+  'submissions/accepted/half.py': 'print(int(input()) / 2)\n',
+  'submissions/accepted/half.c': '#include <stdio.h>\nint main(void){double n; scanf("%lf",&n); printf("%.9f\\n", n/2); return 0;}\n',
+  'submissions/wrong_answer/floor.c': '#include <stdio.h>\nint main(void){long n; scanf("%ld",&n); printf("%ld\\n", n/2); return 0;}\n',
+};
+
+test('a legacy package imports, and grades its accepted and wrong-answer submissions as its folders say', async () => {
+  const r = await importPkg(instr, zipOf(HALVES));
+  assert.equal(r.status, 201, r.text);
+  made.push(r.json.id);
+  assert.equal(r.json.tests, 3);
+  assert.ok(r.json.warnings.some((w) => /LaTeX/.test(w)), r.text);
+  assert.ok(r.json.warnings.some((w) => /no time limit/.test(w)), r.text);
+  const p = (await dbh.q('SELECT title, env, compare_mode, abs_tolerance, rel_tolerance, statement_md FROM problems WHERE id = ?', [r.json.id]))[0];
+  assert.deepEqual([p.title, p.env, p.compare_mode, p.abs_tolerance, p.rel_tolerance], ['Halves', 'c', 'numbers', 1e-6, 1e-6]);
+  assert.doesNotMatch(p.statement_md, /problemname/);
+  const vis = await dbh.q('SELECT visibility, input FROM test_cases WHERE problem_id = ? ORDER BY position', [r.json.id]);
+  assert.deepEqual(vis.map((t) => [t.visibility, t.input]), [['visible', '3\n'], ['hidden', '10\n'], ['hidden', '-7\n']]);
+  for (const [file, verdict] of [['submissions/accepted/half.py', 'accepted'], ['submissions/accepted/half.c', 'accepted'], ['submissions/wrong_answer/floor.c', 'wrong_answer']]) {
+    const env = file.endsWith('.py') ? 'python3' : 'c';
+    await dbh.q('UPDATE problems SET env = ? WHERE id = ?', [env, r.json.id]);
+    const e = await evaluate(r.json.id, HALVES[file]);
+    assert.equal(e.status, 200, e.text);
+    assert.equal(e.json.verdict === 'hidden_failed' ? 'wrong_answer' : e.json.verdict, verdict, `${file}: ${e.text}`);
+  }
+});
+
+test('an exported package imports back as the same problem, its checker included', async () => {
+  const id = await problem({ solution_code: PAIR, compare_mode: 'checker', checker_env: 'c', checker_interface: 'kattis', checker_code: CHECKER },
+    [['1 2\n', '3 0\n', 'visible'], ['-5 5\n', '0 0\n', 'hidden']]);
+  const r0 = await fetch(`${instr.base}/problems/${id}/kattis.zip`, { headers: { cookie: instr.cookieHeader() } });
+  const r = await importPkg(instr, Buffer.from(await r0.arrayBuffer()));
+  assert.equal(r.status, 201, r.text);
+  made.push(r.json.id);
+  assert.deepEqual(r.json.warnings, []);
+  const cols = 'title, env, solution_code, time_limit_ms, memory_limit_kb, compare_mode, checker_env, checker_interface, checker_code, statement_md';
+  const [a] = await dbh.q(`SELECT ${cols} FROM problems WHERE id = ?`, [id]);
+  const [b] = await dbh.q(`SELECT ${cols} FROM problems WHERE id = ?`, [r.json.id]);
+  assert.deepEqual({ ...b, statement_md: b.statement_md.trim() }, { ...a, statement_md: a.statement_md.trim() });
+  const tc = async (pid) => (await dbh.q('SELECT input, expected_output, visibility FROM test_cases WHERE problem_id = ? ORDER BY position', [pid])).map((t) => ({ ...t }));
+  assert.deepEqual(await tc(r.json.id), await tc(id));
+  const check = await postJson(instr, `/problems/${r.json.id}/check`, {});
+  assert.equal(check.json.verdict, 'accepted', check.text);
+});
+
+test('a bad package is refused with the file and line at fault', async () => {
+  for (const [files, msg] of [
+    [{ ...HALVES, 'problem.yaml': 'name: Halves\nlimits:\n  time_limit: [2\nvalidator_flags: x\n' }, /problem\.yaml line \d+: /],
+    [{ ...HALVES, 'data/secret/group1/2.ans': undefined }, /data\/secret\/group1\/2\.in: has no answer file/],
+    [{ ...HALVES, 'problem.yaml': undefined }, /problem\.yaml: is missing/],
+    [{ ...HALVES, 'submissions/accepted/half.py': undefined, 'submissions/accepted/half.c': undefined }, /submissions\/accepted: holds no solution/],
+    [{ ...HALVES, 'problem.yaml': 'name: Halves\nvalidation: custom\n', 'output_validators/v/v.c': 'int main(void){return 42;}\n', 'output_validators/v/v.h': '\n' }, /a checker here is one source file/],
+  ]) {
+    const clean = Object.fromEntries(Object.entries(files).filter(([, v]) => v !== undefined));
+    const r = await importPkg(instr, zipOf(clean));
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.json.error, msg);
+  }
+  const junk = await importPkg(instr, Buffer.from('not a zip at all'));
+  assert.equal(junk.status, 400);
+  assert.match(junk.json.error, /not a zip file/);
+  const ta = await as('ta');
+  assert.notEqual((await importPkg(ta, zipOf(HALVES))).status, 201, 'a TA cannot import');
+});

@@ -50,6 +50,39 @@
     });
   }
 
+  // A Kattis package: the zip is the request's body; the new problem opens, with what
+  // was only approximated shown first.
+  function importZip() {
+    $all('form[data-import-zip]').forEach(function (form) {
+      form.addEventListener('submit', function (ev) {
+        ev.preventDefault();
+        var input = form.querySelector('input[type=file]');
+        var out = document.getElementById('import-result');
+        var token = document.querySelector('meta[name="csrf-token"]');
+        var f = input && input.files && input.files[0];
+        if (!f) { out.textContent = 'Choose a .zip file first.'; return; }
+        out.textContent = 'Importing…';
+        fetch(form.getAttribute('data-import-zip'), {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/zip', Accept: 'application/json', 'X-CSRF-Token': token ? token.content : '' },
+          body: f,
+        }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); }).then(function (res) {
+          if (!res.ok) { out.className = 'flash error'; out.textContent = res.j.error || 'The import failed.'; return; }
+          if (!res.j.warnings.length) { window.location.href = res.j.url + '?done=imported'; return; }
+          out.className = 'flash ok';
+          out.textContent = '';
+          var p = document.createElement('p');
+          p.textContent = 'Imported with ' + res.j.tests + ' test case(s). Kept only in part:';
+          var ul = document.createElement('ul');
+          res.j.warnings.forEach(function (w) { var li = document.createElement('li'); li.textContent = w; ul.appendChild(li); });
+          var a = document.createElement('a');
+          a.href = res.j.url; a.textContent = 'Open the problem'; a.id = 'imported-link';
+          out.append(p, ul, a);
+        }).catch(function () { out.className = 'flash error'; out.textContent = 'The import failed: try again.'; });
+      });
+    });
+  }
+
   function csvFile() {
     $all('input[type=file][data-fill]').forEach(function (inp) {
       inp.addEventListener('change', function () {
@@ -123,5 +156,5 @@
     tick();
   }
 
-  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); preview(); });
+  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); preview(); importZip(); });
 })();
