@@ -29,8 +29,13 @@ module.exports = function problemsRoutes({ problems }) {
   // A Kattis problem package, the zip itself as the body (staff.js sends it from the
   // page's file input); the answer says what was only approximated.
   r.get('/import', (req, res) => ui.send(res, v.importPage(req)));
-  r.post('/import', express.raw({ type: ['application/zip', 'application/octet-stream'], limit: '16mb' }), async (req, res) => {
-    if (!Buffer.isBuffer(req.body) || !req.body.length) throw new HttpError(400, 'Send the package as a zip file (Content-Type: application/zip).');
+  r.post('/import', express.raw({ type: ['application/zip', 'application/octet-stream', 'application/xml', 'text/xml'], limit: '16mb' }), async (req, res) => {
+    if (!Buffer.isBuffer(req.body) || !req.body.length) throw new HttpError(400, 'Send a Kattis package (application/zip) or Moodle question XML (application/xml).');
+    if (/xml/.test(req.get('content-type') || '')) {
+      const out = await problems.importCodeRunner({ uid: req.session.uid }, req.body.toString('utf8'));
+      return res.status(out.problems.length ? 201 : 400).json({ ok: out.problems.length > 0, ...out,
+        ...(out.problems.length ? {} : { error: 'No question of the file could be imported: see the reasons per question.' }) });
+    }
     const out = await problems.importPackage({ uid: req.session.uid }, req.body);
     res.status(201).json({ ok: true, id: out.id, tests: out.tests, warnings: out.warnings, url: `/problems/${out.id}` });
   });

@@ -11,6 +11,7 @@ const { notFound, unavailable, conflict, HttpError } = require('../shared/errors
 const { renderMarkdown } = require('../shared/markdown');
 const { readCookie, COOKIE } = require('../shared/session');
 const { importZip, importError } = require('./kattis');
+const { parseQuestions } = require('./coderunner');
 
 const MAX_TEXT = 64 * 1024;
 
@@ -245,10 +246,32 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   async function importPackage(actor, buf) {
     let pkg;
     try { pkg = importZip(buf); } catch (e) { throw importError(e); }
+    const id = await insertImported(actor, pkg);
+    return { id, warnings: pkg.warnings, tests: pkg.tests.length, submissions: pkg.submissions };
+  }
+
+  // Moodle question XML with CodeRunner questions (problems/coderunner.js): each question
+  // that can be graded here becomes a problem; the others are listed with the reason.
+  async function importCodeRunner(actor, xml) {
+    const { problems, skipped } = parseQuestions(xml);
+    const made = [];
+    for (const q of problems) {
+      try {
+        made.push({ id: await insertImported(actor, q), title: q.problem.title, tests: q.tests.length, warnings: q.warnings });
+      } catch (e) {
+        if (!(e instanceof HttpError) || e.status !== 400) throw e;
+        skipped.push({ name: q.problem.title, reason: e.message });
+      }
+    }
+    return { problems: made, skipped };
+  }
+
+  // An imported problem and its cases, checked by the forms' own rules, in one transaction.
+  async function insertImported(actor, pkg) {
     const p = read({ ...pkg.problem, memory_limit_mb: String(pkg.problem.memory_limit_kb / 1024), is_practice: '',
       abs_tolerance: pkg.problem.abs_tolerance ?? '', rel_tolerance: pkg.problem.rel_tolerance ?? '' });
     for (const t of pkg.tests) readTest({ ...t, weight: String(t.weight) });
-    const id = await withTx(db, async (tx) => {
+    return withTx(db, async (tx) => {
       const r = await tx.query(`INSERT INTO problems (title, category, statement_md, env, template_code, solution_code,
           time_limit_ms, memory_limit_kb, is_practice, created_by, ${COMPARISON_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [p.title, p.category || '', p.statement_md, p.env, p.template_code || '', p.solution_code, p.time_limit_ms, p.memory_limit_kb, 0, actor.uid,
@@ -259,10 +282,9 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
       }
       return r.insertId;
     });
-    return { id, warnings: pkg.warnings, tests: pkg.tests.length, submissions: pkg.submissions };
   }
 
-  return { importPackage, list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS, remove, archive, preview };
+  return { importPackage, importCodeRunner, list, get, tests, create, update, addTest, updateTest, deleteTest, check, environments: ENVIRONMENTS, remove, archive, preview };
 }
 
 module.exports = { createProblemsService, COMPARE_MODES, CHECKER_INTERFACES };

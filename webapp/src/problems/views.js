@@ -14,7 +14,7 @@ function listPage(req, { rows, archived, flash }) {
     title: archived ? 'Archived problems' : 'Problems',
     active: '/problems',
     body: html`${head(archived ? 'Archived problems' : 'Problems', 'Statements, reference solutions and test cases, used by events and practice.',
-    html`${archived ? html`<a class="btn" href="/problems">Current problems</a>` : html`<a class="btn" href="/problems?archived=1" id="show-archived">Archived</a>`} <a class="btn" href="/problems/import" id="import-link">Import (Kattis)</a> <a class="btn primary" href="/problems/new">New problem</a>`)}
+    html`${archived ? html`<a class="btn" href="/problems">Current problems</a>` : html`<a class="btn" href="/problems?archived=1" id="show-archived">Archived</a>`} <a class="btn" href="/problems/import" id="import-link">Import</a> <a class="btn primary" href="/problems/new">New problem</a>`)}
 ${ui.flash('ok', flash)}
 ${rows.length ? html`<div class="card tablewrap"><table class="list" id="problems">
 <thead><tr><th>Title</th><th>Category</th><th>Env</th><th class="num">Visible tests</th><th class="num">Hidden tests</th><th class="num">Events</th><th>Practice</th><th>Updated</th></tr></thead>
@@ -94,13 +94,14 @@ ${ui.formError(form)}
 
 function importPage(req) {
   return ui.page(req, {
-    title: 'Import a problem',
+    title: 'Import problems',
     active: '/problems',
     body: html`${ui.crumbs([{ href: '/problems', label: 'Problems' }, { label: 'Import' }])}
-${head('Import a Kattis problem package', 'A zip of a problem folder in the Kattis / ICPC format (legacy or 2023-07), as DOMjudge and Kattis use.')}
+${head('Import problems', 'A Kattis problem package (.zip), or Moodle question XML with CodeRunner questions (.xml).')}
 <form class="card" id="import-form" data-import-zip="/problems/import" novalidate>
-  <div class="field"><label for="f-package">Problem package (.zip)</label><input id="f-package" name="package" type="file" accept=".zip,application/zip" required></div>
-  <p class="help">Kept: the statement (Markdown; LaTeX as text), data/sample as visible cases, data/secret as hidden ones (weight 1 each), the time and memory limits, the default validator's flags as a comparison or the output validator as a checker (Kattis convention), the first accepted submission in C, C++ or Python as the reference solution. What is only approximated is listed after the import; an error names the file and line.</p>
+  <div class="field"><label for="f-package">Kattis package (.zip) or Moodle question XML (.xml)</label><input id="f-package" name="package" type="file" accept=".zip,.xml,application/zip,application/xml,text/xml" required></div>
+  <p class="help"><strong>Kattis / ICPC package</strong> (legacy or 2023-07): the statement (Markdown; LaTeX as text), data/sample as visible cases, data/secret as hidden ones (weight 1 each), the time and memory limits, the default validator's flags as a comparison or the output validator as a checker (Kattis convention), the first accepted submission in C, C++ or Python as the reference solution. An error names the file and line.</p>
+  <p class="help"><strong>Moodle CodeRunner questions</strong> (c_program, cpp_program, python3): the question text, the answer as the reference solution, the answer preload as the template, each test's input, expected output, visibility (SHOW: visible) and mark (its weight). A question with a customised template, a regex or template grader, or test code is not imported, and the reason is listed.</p>
   <div class="formactions"><button class="btn primary" type="submit" id="import-submit">Import</button><a href="/problems">Cancel</a></div>
   <div id="import-result" aria-live="polite"></div>
 </form>`,

@@ -64,9 +64,10 @@
         out.textContent = 'Importing…';
         fetch(form.getAttribute('data-import-zip'), {
           method: 'POST', credentials: 'same-origin',
-          headers: { 'Content-Type': 'application/zip', Accept: 'application/json', 'X-CSRF-Token': token ? token.content : '' },
+          headers: { 'Content-Type': /\.xml$/i.test(f.name) ? 'application/xml' : 'application/zip', Accept: 'application/json', 'X-CSRF-Token': token ? token.content : '' },
           body: f,
         }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); }).then(function (res) {
+          if (res.j.problems || res.j.skipped) { codeRunnerResult(out, res.j); return; }
           if (!res.ok) { out.className = 'flash error'; out.textContent = res.j.error || 'The import failed.'; return; }
           if (!res.j.warnings.length) { window.location.href = res.j.url + '?done=imported'; return; }
           out.className = 'flash ok';
@@ -81,6 +82,31 @@
         }).catch(function () { out.className = 'flash error'; out.textContent = 'The import failed: try again.'; });
       });
     });
+  }
+
+  // Moodle question XML: each question imported (with what was kept only in part) or
+  // skipped with its reason.
+  function codeRunnerResult(out, j) {
+    out.className = (j.problems || []).length ? 'flash ok' : 'flash error';
+    out.textContent = '';
+    var list = function (title, items, id) {
+      var h = document.createElement('p'); h.textContent = title;
+      var ul = document.createElement('ul'); ul.id = id;
+      items.forEach(function (li) { ul.appendChild(li); });
+      out.append(h, ul);
+    };
+    if ((j.problems || []).length) {
+      list('Imported:', j.problems.map(function (p) {
+        var li = document.createElement('li');
+        var a = document.createElement('a'); a.href = '/problems/' + p.id; a.textContent = p.title;
+        li.append(a, ' (' + p.tests + ' test cases)' + (p.warnings.length ? ': ' + p.warnings.join(' ') : ''));
+        return li;
+      }), 'imported-problems');
+    }
+    if ((j.skipped || []).length) {
+      list('Not imported:', j.skipped.map(function (s) { var li = document.createElement('li'); li.textContent = s.name + ': ' + s.reason; return li; }), 'skipped-questions');
+    }
+    if (j.error && !(j.skipped || []).length) { var e = document.createElement('p'); e.textContent = j.error; out.appendChild(e); }
   }
 
   function csvFile() {
