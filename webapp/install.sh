@@ -35,6 +35,18 @@ if [ "$want_tools" = 1 ] && ! "$tools_venv/bin/pip" show problemtools 2>/dev/nul
   python3 -m venv "$tools_venv"
   "$tools_venv/bin/pip" install --quiet --disable-pip-version-check "problemtools==$PROBLEMTOOLS_VERSION"
 fi
+# ... and its example problems (hello, different, guess, oddecho), which ship in its source
+# distribution only: the import test grades their submissions as their folders say
+# (about 40 s: pip prepares the sdist's metadata).
+if [ "$want_tools" = 1 ] && [ ! -f "$tools_venv/examples/.version-$PROBLEMTOOLS_VERSION" ]; then
+  sdist=$(mktemp -d)
+  "$tools_venv/bin/pip" download --quiet --disable-pip-version-check --no-deps --no-binary :all: -d "$sdist" "problemtools==$PROBLEMTOOLS_VERSION"
+  rm -rf "$tools_venv/examples"
+  mkdir -p "$tools_venv/examples"
+  tar xzf "$sdist"/problemtools-*.tar.gz -C "$tools_venv/examples" --strip-components=2 "problemtools-$PROBLEMTOOLS_VERSION/examples"
+  touch "$tools_venv/examples/.version-$PROBLEMTOOLS_VERSION"
+  rm -rf "$sdist"
+fi
 
 stamp=node_modules/.install-stamp
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)

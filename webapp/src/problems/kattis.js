@@ -196,18 +196,40 @@ function comparisonOf(flags, warnings) {
   return { compare_mode: 'case' };
 }
 
+// A checker here is one source file: the validator's one C, C++ or Python source, with
+// the local headers it includes ("x.h") written in at their #include.
+function oneSource(tree, files) {
+  const sources = files.filter((n) => ENV_OF[n.split('.').pop()]);
+  const headers = files.filter((n) => /\.(h|hpp|hh)$/.test(n));
+  const other = files.filter((n) => !sources.includes(n) && !headers.includes(n));
+  if (sources.length !== 1) throw new PackageError(sources[1] || files[0], `the output validator must be one C, C++ or Python source (with headers) to be a checker here; it has ${files.join(', ')}`);
+  if (other.length) throw new PackageError(other[0], 'is a file of the output validator that is neither its source nor a header: a checker here is one source file');
+  const dir = sources[0].slice(0, sources[0].lastIndexOf('/') + 1);
+  const inline = (code, depth) => code.replace(/^[ \t]*#[ \t]*include[ \t]*"([^"]+)"[^\n]*$/gm, (line, name) => {
+    const h = dir + name;
+    if (!headers.includes(h) || depth > 4) return line;
+    return `/* ${name}, written in by the import */\n${inline(text(tree, h), depth + 1)}\n/* end of ${name} */`;
+  });
+  return { checker_env: ENV_OF[sources[0].split('.').pop()], checker_code: inline(text(tree, sources[0]), 0) };
+}
+
 function importZip(buf) {
   const tree = packageTree(buf);
   const warnings = [];
   const meta = parseYaml(tree, 'problem.yaml');
   const v2023 = String(meta.problem_format_version || 'legacy') !== 'legacy';
+  const type = [].concat(meta.type || []).map(String).join(' ') + (String(meta.validation || '').includes('interactive') ? ' interactive' : '');
+  if (/interactive|multi-pass|submit-answer/.test(type)) {
+    throw new PackageError('problem.yaml', `is of type ${type.trim()}: here a program reads its input and is judged on its output`);
+  }
+  if (/scoring/.test(type)) warnings.push('A scoring problem: its groups\' scores are not kept; every case is weighted 1 (partial marks follow the cases passed).');
   const p = { category: 'kattis', template_code: '', is_practice: 0, checker_env: null, checker_interface: 'kattis', checker_code: null, abs_tolerance: null, rel_tolerance: null };
 
   // statement and title
   const stDir = v2023 ? 'statement/' : 'problem_statement/';
   const statements = Object.keys(tree).filter((n) => n.startsWith(stDir) && /^problem(\.[a-z]{2,3})?\.(md|tex)$/.test(n.slice(stDir.length)));
-  const pick = statements.find((n) => /problem\.en\.md$/.test(n)) || statements.find((n) => /\.md$/.test(n))
-    || statements.find((n) => /problem(\.en)?\.tex$/.test(n)) || statements[0];
+  const pick = statements.find((n) => /problem\.en\.md$/.test(n)) || statements.find((n) => /problem(\.en)?\.tex$/.test(n))
+    || statements.find((n) => /\.md$/.test(n)) || statements[0];
   if (!pick) throw new PackageError(`${stDir}problem.en.md`, 'is missing: the package has no statement');
   let statement = text(tree, pick, { max: 100000 });
   const nameYaml = typeof meta.name === 'string' ? meta.name : (meta.name && (meta.name.en || Object.values(meta.name)[0]));
@@ -249,10 +271,7 @@ function importZip(buf) {
   const custom = v2023 ? valFiles.length > 0 : String(meta.validation || 'default').startsWith('custom');
   if (custom) {
     if (!valFiles.length) throw new PackageError('problem.yaml', 'asks for a custom output validator, and output_validators/ is empty');
-    if (valFiles.length > 1) throw new PackageError(valFiles[1], `is a second file of the output validator: a checker here is one source file (${valFiles.join(', ')})`);
-    const ext = valFiles[0].split('.').pop();
-    if (!ENV_OF[ext]) throw new PackageError(valFiles[0], 'is not C, C++ or Python: no checker language here for it');
-    Object.assign(p, { compare_mode: 'checker', checker_env: ENV_OF[ext], checker_interface: 'kattis', checker_code: text(tree, valFiles[0]) });
+    Object.assign(p, { compare_mode: 'checker', checker_interface: 'kattis', ...oneSource(tree, valFiles) });
     if (meta.validator_flags) warnings.push('The output validator\'s flags (validator_flags) are not passed to the checker here.');
   } else {
     const td = parseYaml(tree, 'data/testdata.yaml');
@@ -265,11 +284,7 @@ function importZip(buf) {
   if (!sol) throw new PackageError('submissions/accepted', 'holds no solution in C, C++ or Python: one is the reference solution here');
   p.env = ENV_OF[sol.split('.').pop()];
   p.solution_code = text(tree, sol);
-  const others = {};
-  for (const n of Object.keys(tree).filter((x) => x.startsWith('submissions/') && x !== sol && ENV_OF[x.split('.').pop()])) {
-    others[n.slice('submissions/'.length)] = { env: ENV_OF[n.split('.').pop()], code: text(tree, n) };
-  }
-  return { problem: p, tests, warnings, submissions: others };
+  return { problem: p, tests, warnings };
 }
 
 function importError(e) {

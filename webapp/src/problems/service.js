@@ -247,7 +247,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
     let pkg;
     try { pkg = importZip(buf); } catch (e) { throw importError(e); }
     const id = await insertImported(actor, pkg);
-    return { id, warnings: pkg.warnings, tests: pkg.tests.length, submissions: pkg.submissions };
+    return { id, warnings: pkg.warnings, tests: pkg.tests.length };
   }
 
   // Moodle question XML with CodeRunner questions (problems/coderunner.js): each question

@@ -191,7 +191,8 @@ test('a bad package is refused with the file and line at fault', async () => {
     [{ ...HALVES, 'data/secret/group1/2.ans': undefined }, /data\/secret\/group1\/2\.in: has no answer file/],
     [{ ...HALVES, 'problem.yaml': undefined }, /problem\.yaml: is missing/],
     [{ ...HALVES, 'submissions/accepted/half.py': undefined, 'submissions/accepted/half.c': undefined }, /submissions\/accepted: holds no solution/],
-    [{ ...HALVES, 'problem.yaml': 'name: Halves\nvalidation: custom\n', 'output_validators/v/v.c': 'int main(void){return 42;}\n', 'output_validators/v/v.h': '\n' }, /a checker here is one source file/],
+    [{ ...HALVES, 'problem.yaml': 'name: Halves\nvalidation: custom\n', 'output_validators/v/v.c': 'int main(void){return 42;}\n', 'output_validators/v/w.c': '\n' }, /must be one C, C\+\+ or Python source/],
+    [{ ...HALVES, 'problem.yaml': 'name: Guess\ntype: interactive\n' }, /problem\.yaml: is of type interactive/],
   ]) {
     const clean = Object.fromEntries(Object.entries(files).filter(([, v]) => v !== undefined));
     const r = await importPkg(instr, zipOf(clean));
@@ -203,4 +204,53 @@ test('a bad package is refused with the file and line at fault', async () => {
   assert.match(junk.json.error, /not a zip file/);
   const ta = await as('ta');
   assert.notEqual((await importPkg(ta, zipOf(HALVES))).status, 201, 'a TA cannot import');
+});
+
+// Kattis' own example problems (problemtools' source distribution, unpacked by install.sh
+// --with-test-tools): imported, each submission in C, C++ or Python 3 under accepted/ is
+// accepted and each under wrong_answer/ is not. Python 2 and other languages are not
+// offered here; "guess" is interactive and refused.
+const EXAMPLES = path.join(path.dirname(path.dirname(VERIFY)), 'examples');
+const ENV_OF = { c: 'c', cc: 'cpp', cpp: 'cpp', py: 'python3' };
+
+function zipDir(dir) {
+  const tree = {};
+  const walk = (d, rel) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name), `${rel}${e.name}/`);
+      else tree[`${rel}${e.name}`] = new Uint8Array(fs.readFileSync(path.join(d, e.name)));
+    }
+  };
+  walk(dir, `${path.basename(dir)}/`);
+  return Buffer.from(zipSync(tree));
+}
+
+for (const name of ['hello', 'different', 'oddecho']) {
+  test(`Kattis' example "${name}" imports and grades its submissions as its folders say`, { timeout: 240000 }, async () => {
+    assert.ok(fs.existsSync(path.join(EXAMPLES, name)), `${EXAMPLES}/${name}: run webapp/install.sh --with-test-tools`);
+    const r = await importPkg(instr, zipDir(path.join(EXAMPLES, name)));
+    assert.equal(r.status, 201, r.text);
+    made.push(r.json.id);
+    let ran = 0;
+    for (const folder of ['accepted', 'wrong_answer']) {
+      const dir = path.join(EXAMPLES, name, 'submissions', folder);
+      for (const file of fs.existsSync(dir) ? fs.readdirSync(dir).sort() : []) {
+        const env = ENV_OF[file.split('.').pop()];
+        if (!env || /py2/.test(file)) continue;
+        await dbh.q('UPDATE problems SET env = ? WHERE id = ?', [env, r.json.id]);
+        const e = await evaluate(r.json.id, fs.readFileSync(path.join(dir, file), 'utf8'));
+        assert.equal(e.status, 200, `${folder}/${file}: ${e.text}`);
+        if (folder === 'accepted') assert.equal(e.json.verdict, 'accepted', `${folder}/${file}: ${JSON.stringify(e.json.checker_errors || e.json.cases.find((c) => !c.passed))}`);
+        else assert.notEqual(e.json.verdict, 'accepted', `${folder}/${file}`);
+        ran++;
+      }
+    }
+    assert.ok(ran >= 2, `${name}: ${ran} submissions graded`);
+  });
+}
+
+test('Kattis\' interactive example "guess" is refused with the reason', async () => {
+  const r = await importPkg(instr, zipDir(path.join(EXAMPLES, 'guess')));
+  assert.equal(r.status, 400);
+  assert.match(r.json.error, /problem\.yaml: is of type interactive/);
 });
