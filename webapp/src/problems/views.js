@@ -60,7 +60,8 @@ function comparisonFields(f, envs, { perCase }) {
     ${ui.input(f, 'rel_tolerance', 'Relative tolerance', { help: perCase ? 'Empty: the problem\'s.' : '', attrs: { inputmode: 'decimal', placeholder: 'e.g. 1e-6' } })}
   </div>
   ${perCase ? '' : html`<p class="help">${tolHelp}</p>`}
-  <details class="addbox checkerbox"${val(f, 'checker_code') ? html` open` : ''}><summary>${perCase ? 'A checker of this case\'s own' : 'Checker program'}</summary>
+  ${perCase ? html`<div class="checkerbox"><h4>A checker of this case's own <span class="muted small">(optional)</span></h4>`
+    : html`<details class="addbox checkerbox"${val(f, 'checker_code') ? html` open` : ''}><summary>Checker program</summary>`}
     <p class="help">Runs in the sandbox after the student's program, never with the student's access: it is given the test's input, the expected output and the student's output.
     Its message is shown to the student on visible cases only; a share of the case's weight it gives (Kattis: a number 0..1 in score.txt; testlib: exit 7 with the number first in its message) counts as partial credit.
     A checker that crashes, runs out of time or exits otherwise is an internal error, shown to staff, never a wrong answer.</p>
@@ -68,8 +69,8 @@ function comparisonFields(f, envs, { perCase }) {
       ${ui.select(f, 'checker_env', 'Checker language', [...(perCase ? [{ value: '', label: 'As the problem\'s checker' }] : []), ...envs.map((e) => ({ value: e.slug, label: e.name }))], { def: perCase ? '' : 'c' })}
       ${ui.select(f, 'checker_interface', 'Checker convention', [...(perCase ? [{ value: '', label: 'As the problem\'s checker' }] : []), ...CHECKER_INTERFACES], { def: perCase ? '' : 'kattis' })}
     </div>
-    ${ui.textarea(f, 'checker_code', 'Checker program', { rows: 10, mono: true, help: perCase ? 'Empty: the problem\'s checker.' : 'Used by cases compared with "Checker program".' })}
-  </details>
+    ${ui.textarea(f, 'checker_code', 'Checker program', { rows: perCase ? 4 : 10, mono: true, help: perCase ? 'Empty: the problem\'s checker.' : 'Used by cases compared with "Checker program".' })}
+  ${perCase ? html`</div>` : html`</details>`}
   </fieldset>`;
 }
 
