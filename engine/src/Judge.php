@@ -147,6 +147,7 @@ final class Judge
             'rows' => $rows,
         ] + ($showHidden ? ['checker_errors' => $checkerErrors] : []);
     }
+
     /**
      * The verdict on a run that exited cleanly, by the case's comparison; a checker is
      * compiled once per judging (and cached across judgings by the Runner).
