@@ -54,6 +54,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   // admission control for bcrypt, the compares at a lower CPU priority than pages (issue 17)
   const { hashNice, ...gateOptions } = cfg.signin;
   const signinGate = createSigninGate(hashNice > 0 ? { ...gateOptions, compare: createHasher({ nice: hashNice }).compare } : gateOptions);
+  require('./metrics').watchSignin(signinGate);
   const passwords = createPasswords({ cost: cfg.bcryptCost });
   const deps = {
     cfg, db, mc, telemetry, sessions, passwords,
@@ -74,6 +75,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/staff-assets', require('./staff/assets').serveStaffAssets);
   app.get('/favicon.ico', (req, res) => res.status(204).end());
 
+  app.use(require('./metrics').requestMetrics());
   app.use(contextMiddleware);
   app.use((req, res, next) => {
     res.set({
