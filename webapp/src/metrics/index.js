@@ -73,7 +73,9 @@ function make() {
 function routeOf(req) {
   if (req.route) {
     const p = Array.isArray(req.route.path) ? req.route.path[0] : req.route.path;
-    return `${req.baseUrl || ''}${p instanceof RegExp ? '(pattern)' : String(p)}` || '/';
+    const tail = p instanceof RegExp ? '(pattern)' : String(p);
+    // a router's own "/" is its mount path: "/home", not "/home/"
+    return (req.baseUrl && tail === '/' ? req.baseUrl : `${req.baseUrl || ''}${tail}`) || '/';
   }
   // answered by middleware (static files, a router's error) or by nothing (404)
   return req.baseUrl || '(unmatched)';
