@@ -35,7 +35,7 @@ final class Metrics
     private const FAMILIES = [
         'prutor_engine_runs_total' => ['counter', 'Finished compiles, executes, evaluations and Jobe runs, by kind, language and verdict.'],
         'prutor_engine_busy_total' => ['counter', 'Requests refused 503 busy after waiting ENGINE_QUEUE_WAIT_MS for a slot, by lane.'],
-        'prutor_engine_compile_seconds' => ['histogram', 'Wall time of a compile (cache hits included, labelled), by language.'],
+        'prutor_engine_compile_seconds' => ['histogram', 'Wall time of a compile, a wait for its slot included (cache hits labelled), by language.'],
         'prutor_engine_run_seconds' => ['histogram', 'Wall time of one sandboxed run of a program, by language.'],
         'prutor_engine_slot_wait_seconds' => ['histogram', 'Time a request waited for a sandbox slot (or its lane), refusals included, by lane.'],
     ];
