@@ -4,9 +4,10 @@
 # and, through its HTTP API:
 #   targets    engine, webapp and haproxy all up
 #   rules      both groups loaded, every rule evaluated without error
-#   alert      PrutorEngineSlotsSaturated inactive while the engine idles, firing while
+#   alerts     PrutorEngineSlotsSaturated inactive while the engine idles, firing while
 #              students hold every slot with programs that sleep to their wall limit
-#              (real /execute calls through HAProxy: monitoring/traffic.js hold)
+#              (real /execute calls through HAProxy: monitoring/traffic.js hold);
+#              PrutorSigninRefusing firing while a script guessing a password gets 429s
 #   dashboard  every query of grafana/prutor.json answers with data after real sign-ins,
 #              pages, saves, compiles, executes and evaluations (traffic.js work)
 # Without prometheus installed it says SKIP and passes (tests/run.sh reports the suite skipped).
@@ -106,6 +107,20 @@ until_ok 10 has_series 'prutor:webapp_requests:rate1m{route="/home",status="200"
   until_ok 10 has_series 'prutor:webapp_requests:rate1m{route="/editor/save",status="200"} > 0' &&
   ok "pages and saves counted by route and status" ||
   bad "no /home or /editor/save 200 in prutor:webapp_requests:rate1m: $(query 'prutor:webapp_requests:rate1m' | jq -c '[.data.result[].metric.route] | unique')"
+
+# ---------------------------------------------------------------- sign-ins turned away
+# a script guessing one account's password: the limiter answers 429 after a few tries
+guess=$(printf 'nobody-%s' "$RANDOM$RANDOM")
+limited=0
+for i in $(seq 1 24); do
+  c=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Origin: http://127.0.0.1:$HAPROXY_PORT" \
+        --data-urlencode "username=$guess" --data-urlencode "password=guess$i" "http://127.0.0.1:$HAPROXY_PORT/accounts/login" || true)
+  [ "$c" = 429 ] && limited=$((limited + 1))
+done
+signin_fired() { [ "$(alert_state PrutorSigninRefusing)" = firing ]; }
+[ "$limited" -ge 8 ] && until_ok 60 signin_fired &&
+  ok "PrutorSigninRefusing firing after $limited of 24 guesses were refused (429)" ||
+  bad "PrutorSigninRefusing not firing ($limited refused; rate $(query 'prutor:signin_refused:rate1m' | jq -r '.data.result[0].value[1]'))"
 
 echo "monitoring: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
