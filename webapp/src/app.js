@@ -28,6 +28,9 @@ const { createCodebookService } = require('./codebook/service');
 const { createEditorService } = require('./editor/service');
 const { createScratchpadService } = require('./scratchpad/service');
 const { createPracticeService } = require('./practice/service');
+const { createLtiService } = require('./lti/service');
+const { createGradeSender } = require('./lti/grades');
+const { PUBLISH_SQL } = require('./events/service');
 
 addNavItem({ href: '/home', label: 'Home', order: 10 });
 addNavItem({ href: '/codebook', label: 'Codebook', order: 20 });
@@ -63,7 +66,10 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
     scratchpad: createScratchpadService({ db }),
     practice: createPracticeService({ db }),
+    lti: createLtiService({ db, secret: cfg.sessionSecret, log, launchTtlS: cfg.lti.launchTtlS, publishSql: PUBLISH_SQL }),
   };
+  deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
+  deps.ltiGrades.start();
   app.locals.deps = deps;
 
   // Fingerprinted assets: immutable for a year; no session or database touched.
@@ -104,7 +110,8 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use(express.json({ limit: bodyLimit }));
 
   app.use(sessions.middleware);
-  app.use(csrfProtection({ exempt: ['/accounts/login'] }));
+  // the LMS posts the LTI login and launch (cross-site, no token of ours: see src/lti)
+  app.use(csrfProtection({ exempt: ['/accounts/login', '/lti/login', '/lti/launch'] }));
   // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
   // playback, announcements; see src/tools/index.js
   require('./tools').mountTools(app, deps);
@@ -119,6 +126,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/editor', require('./editor/routes')(deps));
   app.use('/scratchpad', require('./scratchpad/routes')(deps));
   app.use('/practice', require('./practice/routes')(deps));
+  app.use('/lti', require('./lti/routes')(deps));
 
   app.use((req, res, next) => next(notFound('There is no page at this address.')));
   app.use(makeErrorHandler({ renderErrorPage: errorPage, log }));

@@ -136,6 +136,16 @@ function loadConfig(env = process.env) {
         maxPairs: int(env, 'SIMILARITY_MAX_PAIRS', 200, { min: 1, max: 5000 }, errors),
       },
     },
+    // LTI 1.3 (src/lti): how long a launch may take from the LMS's login initiation to
+    // the id_token; grade passback: sweep period (0: off), first retry delay (doubling), attempts.
+    lti: {
+      launchTtlS: int(env, 'LTI_LAUNCH_TTL_S', 600, { min: 30, max: 3600 }, errors),
+      grades: {
+        everyS: int(env, 'LTI_GRADES_EVERY_S', 5, { min: 0, max: 3600 }, errors),
+        retryS: int(env, 'LTI_GRADES_RETRY_S', 30, { min: 1, max: 86400 }, errors),
+        maxAttempts: int(env, 'LTI_GRADES_MAX_ATTEMPTS', 8, { min: 1, max: 100 }, errors),
+      },
+    },
     production,
   };
 

@@ -1,0 +1,132 @@
+'use strict';
+// HTTP only for LTI 1.3 (service.js holds the rules). Public: the tool's JWKS, the
+// login initiation and the launch the LMS posts (both exempt from our CSRF token:
+// they come from the LMS; state, nonce and the browser cookie stand in for it).
+// Admin: the platform registrations and the configuration to copy into the LMS.
+const express = require('express');
+const crypto = require('node:crypto');
+const { requireRole } = require('../shared/auth');
+const { readCookie } = require('../shared/session');
+const { HttpError } = require('../shared/errors');
+const { toId } = require('../staff/form');
+const ui = require('../staff/ui');
+const views = require('./views');
+
+// Marks the browser that began a launch; only that browser may finish it (no login CSRF).
+const BROWSER_COOKIE = 'prutor.lti';
+
+module.exports = function ltiRoutes({ lti, ltiGrades, sessions, telemetry, cfg }) {
+  const r = express.Router();
+  const origin = (req) => `${req.protocol}://${req.get('host')}`;
+  const cookieAttrs = `Path=/lti/; HttpOnly; SameSite=Lax${cfg.cookieSecure ? '; Secure' : ''}; Max-Age=900`;
+
+  r.get('/jwks', async (req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json(await lti.jwks());
+  });
+
+  async function login(req, res) {
+    const p = req.method === 'POST' ? (req.body || {}) : req.query;
+    let browser = readCookie(req.headers.cookie, BROWSER_COOKIE);
+    if (!browser || !/^[A-Za-z0-9_-]{43}$/.test(browser)) browser = crypto.randomBytes(32).toString('base64url');
+    const to = await lti.beginLogin(p, { origin: origin(req), browser });
+    res.append('Set-Cookie', `${BROWSER_COOKIE}=${browser}; ${cookieAttrs}`);
+    res.set('Cache-Control', 'no-store').redirect(302, to);
+  }
+  r.get('/login', login);
+  r.post('/login', login);
+
+  // The LMS's form post: verified here, finished by a same-site GET of /lti/continue,
+  // which carries our (SameSite=Lax) cookies where a cross-site POST does not.
+  r.post('/launch', async (req, res) => {
+    const b = req.body || {};
+    const ticket = await lti.verifyLaunch({ idToken: b.id_token, state: b.state }, { origin: origin(req) });
+    res.set('Cache-Control', 'no-store').redirect(303, `/lti/continue?ticket=${encodeURIComponent(ticket)}`);
+  });
+
+  r.get('/continue', async (req, res) => {
+    const { user, landing, roleChanged } = await lti.continueLaunch({
+      ticket: req.query.ticket, browser: readCookie(req.headers.cookie, BROWSER_COOKIE),
+    });
+    // a new role: the account's other sessions carry the old one
+    if (roleChanged) await sessions.revokeUser(user.id);
+    await sessions.create(req, res, user);
+    telemetry.record({ kind: 'login', user_id: user.id, ok: true, via: 'lti' });
+    res.set('Cache-Control', 'no-store').redirect(303, landing);
+  });
+
+  // The target link URIs: opened directly (not from the LMS), they send a signed-in
+  // user on, and tell anyone else where the activity starts.
+  r.get(/^\/(event|problem)\/(\d{1,10})$/, (req, res) => {
+    if (!req.session) return ui.send(res, views.openFromLms(req), 401);
+    const [kind, id] = [req.params[0], req.params[1]];
+    const staff = req.session.role !== 'student';
+    return res.redirect(302, kind === 'event' ? (staff ? `/events/${id}` : `/exam/${id}`) : (staff ? `/problems/${id}` : '/practice'));
+  });
+
+  // ---- grade passback, per event (staff) ---------------------------------------------
+  const grades = express.Router();
+  const eventOf = async (req) => {
+    const id = toId(req.params.eventId);
+    const rows = id ? await lti.db.query('SELECT id, title, grades_released_at FROM events WHERE id = ?', [id]) : [];
+    if (!rows[0]) throw new HttpError(404, 'No such event.');
+    return rows[0];
+  };
+  grades.get('/:eventId', async (req, res) => {
+    const event = await eventOf(req);
+    ui.send(res, views.gradesPage(req, { event, rows: await ltiGrades.status(event.id), done: req.query.sent === '1' }));
+  });
+  grades.post('/:eventId/send', async (req, res) => {
+    const event = await eventOf(req);
+    await ltiGrades.retryEvent(event.id);
+    res.redirect(303, `/lti/grades/${event.id}?sent=1`);
+  });
+  r.use('/grades', requireRole('instructor', 'admin'), grades);
+
+  // ---- admin ----------------------------------------------------------------------
+  const admin = express.Router();
+  admin.get('/', async (req, res) => {
+    await lti.toolKey();
+    ui.send(res, views.platformsPage(req, { platforms: await lti.platforms(), tool: views.toolConfig(origin(req)) }));
+  });
+  admin.get('/new', (req, res) => ui.send(res, views.platformForm(req, { f: {} })));
+  admin.post('/', async (req, res) => {
+    try {
+      const id = await lti.savePlatform(null, req.body);
+      return res.redirect(303, `/lti/admin/${id}?saved=1`);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      return ui.send(res, views.platformForm(req, { f: ui.failed(err, req.body) }), 400);
+    }
+  });
+  const idOf = (req) => { const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such platform.'); return id; };
+  admin.get('/:id', async (req, res) => {
+    const id = idOf(req);
+    const [p, sections] = await Promise.all([lti.platform(id), lti.db.query('SELECT id, code, name FROM sections ORDER BY code')]);
+    ui.send(res, views.platformPage(req, { p, sections, tool: views.toolConfig(origin(req)), saved: req.query.saved === '1' }));
+  });
+  admin.get('/:id/edit', async (req, res) => {
+    const p = await lti.platform(idOf(req));
+    ui.send(res, views.platformForm(req, { id: p.id, f: { values: { ...p, deployments: p.deployments.join('\n') } } }));
+  });
+  admin.post('/:id', async (req, res) => {
+    const id = idOf(req);
+    try {
+      await lti.savePlatform(id, req.body);
+      return res.redirect(303, `/lti/admin/${id}?saved=1`);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      return ui.send(res, views.platformForm(req, { id, f: ui.failed(err, req.body) }), 400);
+    }
+  });
+  admin.post('/:id/delete', async (req, res) => {
+    await lti.deletePlatform(idOf(req));
+    res.redirect(303, '/lti/admin');
+  });
+  admin.post('/:id/contexts', async (req, res) => {
+    const id = idOf(req);
+    await lti.mapContext(id, (req.body || {}).context_id, (req.body || {}).section_id);
+    res.redirect(303, `/lti/admin/${id}?saved=1`);
+  });
+  r.use('/admin', requireRole('admin'), admin);
+  return r;
+};

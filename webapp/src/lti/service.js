@@ -1,0 +1,361 @@
+'use strict';
+// LTI 1.3 (issue 27), the tool side, with `jose` for every JOSE step (JWKS, JWT
+// verify/sign) and the OIDC/LTI rules written here (README "LTI 1.3", why not ltijs):
+//   platforms   an admin registers each LMS (issuer, client id, endpoints, deployment ids)
+//   keys        our RSA key pair(s), made on first use, private key sealed in MariaDB
+//   launch      login initiation -> id_token verified -> the same browser continues ->
+//               account (issuer, sub), section (context), session, landing page
+//   grades      AGS: released marks of a linked event go to the LMS line item, retried
+// No HTTP here (routes.js); every rule of the launch is in this file.
+const crypto = require('node:crypto');
+const jose = require('jose');
+const { Form, fieldError } = require('../staff/form');
+const { withTx } = require('../staff/tx');
+const { badRequest, forbidden, notFound } = require('../shared/errors');
+
+const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
+const AGS_CLAIM = 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint';
+const AGS_SCORE_SCOPE = 'https://purl.imsglobal.org/spec/lti-ags/scope/score';
+const MEMBERSHIP = 'http://purl.imsglobal.org/vocab/lis/v2/membership';
+// LTI 1.3 requires RS256 for id_tokens; "none" and HMAC are never accepted.
+const ALGS = ['RS256'];
+const LOGIN_TIMEOUT = 'The launch took too long or was already used. Open the activity again from your course page.';
+
+const b64url = (buf) => Buffer.from(buf).toString('base64url');
+const randomId = () => b64url(crypto.randomBytes(32));
+const sha = (s) => b64url(crypto.createHash('sha256').update(String(s)).digest());
+
+// Platforms must be reached over https; plain http only on this host (tests, a local LMS).
+function endpoint(f, name, label) {
+  const v = f.str(name, { label, required: true, max: 1000 });
+  if (!v) return v;
+  let u;
+  try { u = new URL(v); } catch { return f.fail(name, `${label} must be a full URL (https://...).`); }
+  const local = ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
+  if (u.protocol !== 'https:' && !(u.protocol === 'http:' && local)) return f.fail(name, `${label} must start with https:// (http only for this host).`);
+  return u.toString();
+}
+
+// Context roles of the launch -> our role. A TA sub-role wins over Instructor (the
+// less powerful); LTI never makes anyone an admin here. null: no role we serve.
+function roleOf(roles) {
+  const list = Array.isArray(roles) ? roles.filter((r) => typeof r === 'string') : [];
+  const has = (name) => list.some((r) => r === `${MEMBERSHIP}#${name}` || r === name);
+  if (list.some((r) => r.startsWith(`${MEMBERSHIP}/Instructor#TeachingAssistant`))) return 'ta';
+  if (has('Instructor')) return 'instructor';
+  if (has('Learner')) return 'student';
+  return null;
+}
+
+// What a launch opens, from its target_link_uri (ours, signed in the id_token):
+// /lti/event/ID or /lti/problem/ID; anything else: the home page of the role.
+function targetOf(uri, origin) {
+  let u;
+  try { u = new URL(uri); } catch { return null; }
+  if (u.origin !== origin) return null;
+  const m = /^\/lti\/(event|problem)\/(\d{1,10})$/.exec(u.pathname);
+  return m ? { kind: m[1], id: Number(m[2]) } : { kind: 'home' };
+}
+
+function landingOf(role, target) {
+  if (target.kind === 'event') return { student: `/exam/${target.id}`, ta: '/grading', instructor: `/events/${target.id}` }[role];
+  if (target.kind === 'problem') return { student: '/practice', ta: '/grading', instructor: `/problems/${target.id}` }[role];
+  return { student: '/home', ta: '/grading', instructor: '/events' }[role];
+}
+
+function createLtiService({ db, secret, log = console, fetchImpl = fetch, launchTtlS = 600, continueTtlS = 120, publishSql = null }) {
+  const sealKey = crypto.createHmac('sha256', secret).update('prutor lti key seal v1').digest();
+  function seal(text) {
+    const iv = crypto.randomBytes(12);
+    const c = crypto.createCipheriv('aes-256-gcm', sealKey, iv);
+    const body = Buffer.concat([c.update(text, 'utf8'), c.final()]);
+    return b64url(Buffer.concat([iv, c.getAuthTag(), body]));
+  }
+  function unseal(sealed) {
+    try {
+      const raw = Buffer.from(sealed, 'base64url');
+      const d = crypto.createDecipheriv('aes-256-gcm', sealKey, raw.subarray(0, 12));
+      d.setAuthTag(raw.subarray(12, 28));
+      return Buffer.concat([d.update(raw.subarray(28)), d.final()]).toString('utf8');
+    } catch { return null; } // sealed under another SESSION_SECRET
+  }
+
+  // ---- our keys -------------------------------------------------------------
+  // The newest readable key signs; all are published. Two workers starting at once
+  // may each make one: both are published, so either signature verifies.
+  let signing = null;
+  async function toolKey() {
+    if (signing) return signing;
+    for (let i = 0; i < 2 && !signing; i++) {
+      const rows = await db.query('SELECT kid, private_sealed FROM lti_tool_keys ORDER BY created_at DESC, kid LIMIT 5');
+      for (const r of rows) {
+        const pem = unseal(r.private_sealed);
+        if (pem) { signing = { kid: r.kid, key: crypto.createPrivateKey(pem) }; break; }
+      }
+      if (!signing) {
+        const { publicKey, privateKey } = await jose.generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+        const jwk = await jose.exportJWK(publicKey);
+        const kid = await jose.calculateJwkThumbprint(jwk);
+        await db.query('INSERT IGNORE INTO lti_tool_keys (kid, public_jwk, private_sealed) VALUES (?, ?, ?)',
+          [kid, JSON.stringify({ ...jwk, kid, alg: 'RS256', use: 'sig' }), seal(await jose.exportPKCS8(privateKey))]);
+        log.info && log.info(`[webapp ${process.pid}] LTI: made the tool's signing key ${kid}`);
+      }
+    }
+    return signing;
+  }
+
+  async function jwks() {
+    await toolKey();
+    const rows = await db.query('SELECT public_jwk FROM lti_tool_keys ORDER BY created_at DESC LIMIT 10');
+    return { keys: rows.map((r) => JSON.parse(r.public_jwk)) };
+  }
+
+  // ---- platforms --------------------------------------------------------------
+  async function platforms() {
+    const rows = await db.query(`SELECT p.*, (SELECT COUNT(*) FROM lti_users u WHERE u.issuer = p.issuer) AS users,
+        (SELECT COUNT(*) FROM lti_contexts c WHERE c.platform_id = p.id) AS contexts FROM lti_platforms p ORDER BY p.name, p.id`);
+    const deps = await db.query('SELECT platform_id, deployment_id FROM lti_deployments ORDER BY deployment_id');
+    for (const p of rows) p.deployments = deps.filter((d) => d.platform_id === p.id).map((d) => d.deployment_id);
+    return rows;
+  }
+
+  async function platform(id) {
+    const rows = await db.query('SELECT * FROM lti_platforms WHERE id = ?', [id]);
+    if (!rows[0]) throw notFound('No such platform.');
+    const p = rows[0];
+    p.deployments = (await db.query('SELECT deployment_id FROM lti_deployments WHERE platform_id = ? ORDER BY deployment_id', [id])).map((d) => d.deployment_id);
+    p.contexts = await db.query(`SELECT c.context_id, c.title, c.section_id, s.code AS section_code, s.name AS section_name
+      FROM lti_contexts c JOIN sections s ON s.id = c.section_id WHERE c.platform_id = ? ORDER BY c.created_at`, [id]);
+    return p;
+  }
+
+  function readPlatform(body) {
+    const f = new Form(body);
+    const v = {
+      name: f.str('name', { label: 'Name', required: true, max: 128 }),
+      issuer: f.str('issuer', { label: 'Issuer', required: true, max: 255 }),
+      client_id: f.str('client_id', { label: 'Client id', required: true, max: 255 }),
+      auth_login_url: endpoint(f, 'auth_login_url', 'Authentication (OIDC) URL'),
+      token_url: endpoint(f, 'token_url', 'Access token URL'),
+      jwks_url: endpoint(f, 'jwks_url', 'Public keyset (JWKS) URL'),
+    };
+    const deployments = [...new Set(f.str('deployments', { label: 'Deployment ids', required: true, max: 5000 }) ? f.raw('deployments').split(/[\s,]+/).filter(Boolean) : [])];
+    if (deployments.some((d) => d.length > 255)) f.fail('deployments', 'A deployment id has 255 characters at most.');
+    if (v.issuer && !/^https?:\/\/\S+$/.test(v.issuer)) f.fail('issuer', 'The issuer is the platform\'s URL (https://...), as the LMS shows it.');
+    f.check();
+    return { v, deployments, values: f.values };
+  }
+
+  async function savePlatform(id, body) {
+    const { v, deployments, values } = readPlatform(body);
+    return withTx(db, async (tx) => {
+      const dup = await tx.query('SELECT id FROM lti_platforms WHERE issuer = ? AND client_id = ? AND id <> ?', [v.issuer, v.client_id, id || 0]);
+      if (dup[0]) throw fieldError('client_id', 'This issuer and client id are registered already.', values);
+      let pid = id;
+      const cols = [v.name, v.issuer, v.client_id, v.auth_login_url, v.token_url, v.jwks_url];
+      if (id) {
+        const r = await tx.query('UPDATE lti_platforms SET name = ?, issuer = ?, client_id = ?, auth_login_url = ?, token_url = ?, jwks_url = ? WHERE id = ?', [...cols, id]);
+        if (!r.affectedRows) throw notFound('No such platform.');
+        await tx.query('DELETE FROM lti_deployments WHERE platform_id = ?', [id]);
+      } else {
+        pid = (await tx.query('INSERT INTO lti_platforms (name, issuer, client_id, auth_login_url, token_url, jwks_url) VALUES (?, ?, ?, ?, ?, ?)', cols)).insertId;
+      }
+      for (const d of deployments) await tx.query('INSERT INTO lti_deployments (platform_id, deployment_id) VALUES (?, ?)', [pid, d]);
+      return pid;
+    });
+  }
+
+  async function deletePlatform(id) {
+    const r = await db.query('DELETE FROM lti_platforms WHERE id = ?', [id]);
+    if (!r.affectedRows) throw notFound('No such platform.');
+  }
+
+  // An LMS course is re-pointed to an existing section (its next launches land there).
+  async function mapContext(platformId, contextId, sectionId) {
+    if (typeof contextId !== 'string' || !/^\d{1,10}$/.test(String(sectionId))) throw badRequest('Choose a course and a section.');
+    const s = await db.query('SELECT id FROM sections WHERE id = ?', [sectionId]);
+    if (!s[0]) throw badRequest('No such section.');
+    const r = await db.query('UPDATE lti_contexts SET section_id = ? WHERE platform_id = ? AND context_id = ?', [sectionId, platformId, contextId]);
+    if (!r.affectedRows) throw notFound('No such course of this platform.');
+  }
+
+  // ---- launch, step 1: OIDC third-party login initiation ----------------------
+  // p: the request's fields; origin: our public origin (scheme://host). Returns the
+  // platform's authorization URL; the launch row holds state and nonce.
+  async function beginLogin(p, { origin, browser }) {
+    const str = (k, max = 2000) => (typeof p[k] === 'string' && p[k].length <= max ? p[k] : '');
+    const iss = str('iss', 255);
+    const loginHint = str('login_hint');
+    const target = str('target_link_uri');
+    if (!iss || !loginHint || !target) throw badRequest('This is not an LTI login: iss, login_hint and target_link_uri are required.');
+    if (!targetOf(target, origin)) throw badRequest('The launch names a target_link_uri that is not on this site.');
+    const clientId = str('client_id', 255);
+    const found = await db.query(`SELECT id, client_id, auth_login_url FROM lti_platforms WHERE issuer = ?${clientId ? ' AND client_id = ?' : ''} LIMIT 2`,
+      clientId ? [iss, clientId] : [iss]);
+    if (!found.length) throw badRequest('This LMS (issuer and client id) is not registered here. An admin registers it under Admin > LTI platforms.');
+    if (found.length > 1) throw badRequest('This LMS is registered with several client ids and the login did not say which one.');
+    const pf = found[0];
+    const state = randomId();
+    const nonce = randomId();
+    await db.query('INSERT INTO lti_launches (state, nonce, browser, platform_id, expires_at) VALUES (?, ?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND)',
+      [state, nonce, sha(browser), pf.id, launchTtlS]);
+    if (Math.random() < 0.05) db.query('DELETE FROM lti_launches WHERE expires_at < UTC_TIMESTAMP(3) LIMIT 1000').catch(() => {});
+    const u = new URL(pf.auth_login_url);
+    const q = {
+      scope: 'openid', response_type: 'id_token', response_mode: 'form_post', prompt: 'none',
+      client_id: pf.client_id, redirect_uri: `${origin}/lti/launch`, login_hint: loginHint, state, nonce,
+    };
+    if (str('lti_message_hint')) q.lti_message_hint = str('lti_message_hint');
+    for (const [k, v] of Object.entries(q)) u.searchParams.set(k, v);
+    return u.toString();
+  }
+
+  // ---- launch, step 2: the id_token ----------------------------------------------
+  const keysets = new Map(); // jwks_url -> jose remote key set (cached, refetched on an unknown kid)
+  function keysetOf(url) {
+    if (!keysets.has(url)) keysets.set(url, jose.createRemoteJWKSet(new URL(url), { timeoutDuration: 5000, cooldownDuration: 30000, cacheMaxAge: 600000 }));
+    return keysets.get(url);
+  }
+
+  const refuse = (msg) => forbidden(`The launch was refused: ${msg}`, { code: 'lti_refused' });
+
+  // Verifies everything the id_token says; on success the launch gets a ticket
+  // the same browser redeems (continueLaunch). Any failure burns the state.
+  async function verifyLaunch({ idToken, state }, { origin }) {
+    if (typeof state !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(state) || typeof idToken !== 'string' || idToken.length > 20000) {
+      throw badRequest('This is not an LTI launch (id_token and state are required).');
+    }
+    const rows = await db.query(`SELECT l.nonce, l.platform_id, p.issuer, p.client_id, p.jwks_url FROM lti_launches l
+      JOIN lti_platforms p ON p.id = l.platform_id WHERE l.state = ? AND l.ticket IS NULL AND l.expires_at > UTC_TIMESTAMP(3)`, [state]);
+    if (!rows[0]) throw badRequest(LOGIN_TIMEOUT, { code: 'lti_state' });
+    const l = rows[0];
+    try {
+      let payload;
+      try {
+        ({ payload } = await jose.jwtVerify(idToken, keysetOf(l.jwks_url), {
+          issuer: l.issuer, audience: l.client_id, algorithms: ALGS, clockTolerance: 60, requiredClaims: ['exp', 'iat', 'sub', 'nonce'],
+        }));
+      } catch (err) {
+        if (err.code === 'ERR_JWT_EXPIRED') throw refuse('the LMS\'s token has expired. Open the activity again.');
+        if (err.code === 'ERR_JWKS_TIMEOUT' || err.code === 'ERR_JOSE_GENERIC' && /fetch|network|Expected 200/i.test(err.message)) throw refuse('the LMS\'s keys could not be fetched.');
+        throw refuse(`the LMS's token is not valid (${err.code || 'bad token'}).`);
+      }
+      const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+      if ((aud.length > 1 || payload.azp !== undefined) && payload.azp !== l.client_id) throw refuse('the token\'s authorized party (azp) is not this tool.');
+      if (payload.nonce !== l.nonce) throw refuse('the token\'s nonce does not belong to this launch.');
+      if (payload[`${CLAIM}version`] !== '1.3.0') throw refuse('the LTI version is not 1.3.0.');
+      const type = payload[`${CLAIM}message_type`];
+      if (type !== 'LtiResourceLinkRequest') throw refuse(`the message type ${JSON.stringify(String(type || ''))} is not served here.`);
+      const dep = payload[`${CLAIM}deployment_id`];
+      if (typeof dep !== 'string' || !dep) throw refuse('the token has no deployment id.');
+      const known = await db.query('SELECT 1 FROM lti_deployments WHERE platform_id = ? AND deployment_id = ?', [l.platform_id, dep]);
+      if (!known[0]) throw refuse('this deployment of the tool is not registered here.');
+      if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 255) throw refuse('the token names no user (sub).');
+      const link = payload[`${CLAIM}resource_link`];
+      if (!link || typeof link.id !== 'string' || !link.id || link.id.length > 255) throw refuse('the token has no resource link.');
+      const role = roleOf(payload[`${CLAIM}roles`]);
+      if (!role) throw refuse('your role in this course gives no access to this tool (Learner, Instructor or Teaching Assistant are served).');
+      const target = targetOf(payload[`${CLAIM}target_link_uri`], origin);
+      if (!target) throw refuse('the activity\'s target is not on this site.');
+      if (target.kind !== 'home') {
+        const t = await db.query(target.kind === 'event' ? 'SELECT id FROM events WHERE id = ?' : 'SELECT id FROM problems WHERE id = ?', [target.id]);
+        if (!t[0]) throw refuse(`the activity opens ${target.kind} ${target.id}, which does not exist here.`);
+      }
+      const ctx = payload[`${CLAIM}context`];
+      const ags = payload[AGS_CLAIM];
+      const claims = {
+        platformId: l.platform_id, issuer: l.issuer, sub: payload.sub, role, target,
+        name: String(payload.name || [payload.given_name, payload.family_name].filter(Boolean).join(' ') || '').slice(0, 128),
+        email: typeof payload.email === 'string' ? payload.email.slice(0, 190) : '',
+        context: ctx && typeof ctx.id === 'string' && ctx.id && ctx.id.length <= 255 ? { id: ctx.id, title: String(ctx.title || ctx.label || '').slice(0, 255) } : null,
+        link: link.id,
+        lineitem: ags && typeof ags.lineitem === 'string' && ags.lineitem.length <= 1000 && Array.isArray(ags.scope) && ags.scope.includes(AGS_SCORE_SCOPE) ? ags.lineitem : null,
+      };
+      const ticket = randomId();
+      const r = await db.query('UPDATE lti_launches SET ticket = ?, claims = ?, expires_at = UTC_TIMESTAMP(3) + INTERVAL ? SECOND WHERE state = ? AND ticket IS NULL',
+        [ticket, JSON.stringify(claims), continueTtlS, state]);
+      if (r.affectedRows !== 1) throw badRequest(LOGIN_TIMEOUT, { code: 'lti_state' });
+      return ticket;
+    } catch (err) {
+      await db.query('DELETE FROM lti_launches WHERE state = ? AND ticket IS NULL', [state]);
+      throw err;
+    }
+  }
+
+  // ---- launch, step 3: the browser that began the login redeems the ticket --------
+  async function continueLaunch({ ticket, browser }) {
+    if (typeof ticket !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(ticket)) throw badRequest(LOGIN_TIMEOUT, { code: 'lti_state' });
+    const rows = await db.query('SELECT browser, claims FROM lti_launches WHERE ticket = ? AND expires_at > UTC_TIMESTAMP(3)', [ticket]);
+    const del = await db.query('DELETE FROM lti_launches WHERE ticket = ?', [ticket]);
+    if (!rows[0] || del.affectedRows !== 1) throw badRequest(LOGIN_TIMEOUT, { code: 'lti_state' });
+    const want = Buffer.from(rows[0].browser);
+    const got = Buffer.from(sha(browser || ''));
+    if (!browser || !crypto.timingSafeEqual(want, got)) {
+      throw forbidden('The launch was refused: it did not end in the browser that began it. Open the activity again from your course page.', { code: 'lti_browser' });
+    }
+    return provision(JSON.parse(rows[0].claims));
+  }
+
+  // Account by (issuer, sub), section by context, resource link; one transaction.
+  // Returns { user (for sessions.create), landing, roleChanged }.
+  async function provision(c) {
+    return withTx(db, async (tx) => {
+      let sectionId = null;
+      if (c.context) {
+        const have = await tx.query('SELECT section_id FROM lti_contexts WHERE platform_id = ? AND context_id = ? FOR UPDATE', [c.platformId, c.context.id]);
+        if (have[0]) {
+          sectionId = have[0].section_id;
+          if (c.context.title) await tx.query('UPDATE lti_contexts SET title = ? WHERE platform_id = ? AND context_id = ?', [c.context.title, c.platformId, c.context.id]);
+        } else {
+          const code = `lti-${sha(`${c.platformId}\n${c.context.id}`).slice(0, 12)}`;
+          const sec = await tx.query('SELECT id FROM sections WHERE code = ?', [code]);
+          sectionId = sec[0] ? sec[0].id
+            : (await tx.query('INSERT INTO sections (code, name) VALUES (?, ?)', [code, (c.context.title || `LMS course ${c.context.id}`).slice(0, 128)])).insertId;
+          await tx.query('INSERT INTO lti_contexts (platform_id, context_id, title, section_id) VALUES (?, ?, ?, ?)', [c.platformId, c.context.id, c.context.title, sectionId]);
+        }
+      }
+      const name = c.name || `LMS user ${c.sub.slice(0, 40)}`;
+      const linked = await tx.query(`SELECT u.id, u.username, u.role, u.section_id, u.active FROM lti_users l JOIN users u ON u.id = l.user_id
+        WHERE l.issuer = ? AND l.sub = ? FOR UPDATE`, [c.issuer, c.sub]);
+      let user;
+      let roleChanged = false;
+      const section = c.role === 'student' ? sectionId : null;
+      if (linked[0]) {
+        user = linked[0];
+        if (!user.active) throw forbidden('This account is disabled here. Ask your instructor.');
+        roleChanged = user.role !== c.role;
+        // a student follows the course they launched from (one section per account here)
+        const newSection = c.role === 'student' ? (section ?? user.section_id) : null;
+        await tx.query('UPDATE users SET name = ?, email = ?, role = ?, section_id = ?, last_login_at = UTC_TIMESTAMP(3) WHERE id = ?',
+          [name, c.email, c.role, newSection, user.id]);
+        user = { ...user, name, role: c.role, section_id: newSection };
+      } else {
+        const username = `lti-${sha(`${c.issuer}\n${c.sub}`).slice(0, 20)}`;
+        // no password can match this hash: LTI accounts sign in only through their LMS
+        const r = await tx.query(`INSERT INTO users (username, password_hash, name, email, role, section_id, last_login_at)
+          VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))`, [username, '!'.repeat(60), name, c.email, c.role, section]);
+        await tx.query('INSERT INTO lti_users (issuer, sub, user_id) VALUES (?, ?, ?)', [c.issuer, c.sub, r.insertId]);
+        user = { id: r.insertId, username, name, role: c.role, section_id: section };
+      }
+      await tx.query(`INSERT INTO lti_links (platform_id, resource_link_id, context_id, event_id, problem_id, lineitem_url) VALUES (?, ?, ?, ?, ?, ?)
+        ON DUPLICATE KEY UPDATE context_id = VALUES(context_id), event_id = VALUES(event_id), problem_id = VALUES(problem_id),
+          lineitem_url = COALESCE(VALUES(lineitem_url), lineitem_url)`,
+      [c.platformId, c.link, c.context ? c.context.id : null, c.target.kind === 'event' ? c.target.id : null,
+        c.target.kind === 'problem' ? c.target.id : null, c.lineitem]);
+      // a student new to a published event gets its assignments (the publish rule, idempotent)
+      if (c.role === 'student' && c.target.kind === 'event' && publishSql) {
+        const ev = await tx.query('SELECT published_at FROM events WHERE id = ?', [c.target.id]);
+        if (ev[0] && ev[0].published_at) await tx.query(publishSql, [c.target.id]);
+      }
+      return { user, roleChanged, landing: landingOf(c.role, c.target) };
+    });
+  }
+
+  return {
+    toolKey, jwks, platforms, platform, savePlatform, deletePlatform, mapContext, beginLogin, verifyLaunch, continueLaunch,
+    // for the grades sender (grades.js)
+    db, fetchImpl, log,
+  };
+}
+
+module.exports = { createLtiService, roleOf, targetOf, AGS_SCORE_SCOPE };

@@ -1,0 +1,116 @@
+'use strict';
+// LTI pages: the admin's platform list and form, a platform's page (its courses and
+// the configuration to copy into the LMS), and the page for a target link opened
+// outside the LMS. Compiled once (tagged templates), escaped by html``.
+const { html } = require('../shared/html');
+const { layout } = require('../shared/layout');
+const { time } = require('../shared/format');
+const ui = require('../staff/ui');
+
+// What an LMS admin types into the LMS's tool registration.
+function toolConfig(origin) {
+  return [
+    { label: 'Tool URL / target link URI', value: `${origin}/lti/launch`, id: 'cfg-launch' },
+    { label: 'Login initiation URL (OpenID Connect)', value: `${origin}/lti/login`, id: 'cfg-login' },
+    { label: 'Redirection URI(s)', value: `${origin}/lti/launch`, id: 'cfg-redirect' },
+    { label: 'Public keyset URL (JWKS)', value: `${origin}/lti/jwks`, id: 'cfg-jwks' },
+    { label: 'Deep link to an event (custom target)', value: `${origin}/lti/event/<event id>`, id: 'cfg-event' },
+    { label: 'Deep link to a problem (practice)', value: `${origin}/lti/problem/<problem id>`, id: 'cfg-problem' },
+    { label: 'Services to enable', value: 'IMS LTI Assignment and Grade Services (scores); share name and email with the tool', id: 'cfg-services' },
+    { label: 'Launch container', value: 'New window (this site refuses to be framed)', id: 'cfg-container' },
+  ];
+}
+
+const configCard = (tool) => html`<div class="card" id="tool-config"><h2>Configuration for the LMS</h2>
+<p class="muted">Register this tool in the LMS as an LTI 1.3 (Advantage) tool with these values, then register the LMS here with what it shows you (issuer, client id, its URLs and the deployment id).</p>
+<dl class="kv">${tool.map((t) => html`<dt>${t.label}</dt><dd><code id="${t.id}">${t.value}</code></dd>`)}</dl></div>`;
+
+function platformsPage(req, { platforms, tool }) {
+  return ui.page(req, {
+    title: 'LTI platforms',
+    active: '/admin',
+    body: html`${ui.crumbs([{ href: '/admin', label: 'Admin' }, { label: 'LTI platforms' }])}
+<div class="pagehead"><div><h1>LTI platforms</h1><p class="muted">The LMSs (Moodle, Canvas, ...) whose courses launch this tool. Launches from any other are refused.</p></div>
+<div class="actions"><a class="btn primary" href="/lti/admin/new" id="new-platform">Register a platform</a></div></div>
+${platforms.length ? html`<table class="list" id="platforms"><thead><tr><th>Name</th><th>Issuer</th><th>Client id</th><th>Deployments</th><th class="num">Courses</th><th class="num">Users</th></tr></thead>
+<tbody>${platforms.map((p) => html`<tr><td><a href="/lti/admin/${p.id}">${p.name}</a></td><td><code>${p.issuer}</code></td><td><code>${p.client_id}</code></td><td>${p.deployments.join(', ')}</td><td class="num">${p.contexts}</td><td class="num">${p.users}</td></tr>`)}</tbody></table>`
+    : html`<p class="empty">No platform is registered yet.</p>`}
+${configCard(tool)}`,
+  });
+}
+
+function platformForm(req, { id = null, f }) {
+  return ui.page(req, {
+    title: id ? 'Edit LTI platform' : 'Register an LTI platform',
+    active: '/admin',
+    body: html`${ui.crumbs([{ href: '/admin', label: 'Admin' }, { href: '/lti/admin', label: 'LTI platforms' }, { label: id ? 'Edit' : 'New' }])}
+<h1>${id ? 'Edit LTI platform' : 'Register an LTI platform'}</h1>
+${ui.formError(f)}
+<form method="post" action="${id ? `/lti/admin/${id}` : '/lti/admin'}" class="card form" id="platform-form" novalidate>
+${ui.csrf(req)}
+${ui.input(f, 'name', 'Name', { required: true, help: 'How admins here call it, e.g. "University Moodle".' })}
+${ui.input(f, 'issuer', 'Issuer (platform ID)', { required: true, help: 'The iss of its tokens, e.g. https://moodle.example.edu' })}
+${ui.input(f, 'client_id', 'Client id', { required: true, help: 'The id the LMS gave this tool.' })}
+${ui.input(f, 'auth_login_url', 'Authentication (OIDC) URL', { required: true, help: 'Moodle: /mod/lti/auth.php; Canvas: /api/lti/authorize_redirect' })}
+${ui.input(f, 'token_url', 'Access token URL', { required: true, help: 'Used for grade passback (client credentials).' })}
+${ui.input(f, 'jwks_url', 'Public keyset (JWKS) URL', { required: true, help: 'Its keys; every launch token is checked against them.' })}
+${ui.textarea(f, 'deployments', 'Deployment ids', { required: true, rows: 3, mono: true, help: 'One per line (or comma separated). A launch from another deployment is refused.' })}
+<div class="actions"><button type="submit" class="btn primary" id="save-platform">Save</button> <a class="btn" href="/lti/admin">Cancel</a></div>
+</form>`,
+  });
+}
+
+function platformPage(req, { p, sections, tool, saved }) {
+  return ui.page(req, {
+    title: p.name,
+    active: '/admin',
+    body: html`${ui.crumbs([{ href: '/admin', label: 'Admin' }, { href: '/lti/admin', label: 'LTI platforms' }, { label: p.name }])}
+${saved ? ui.flash('ok', 'Saved.') : ''}
+<div class="pagehead"><div><h1>${p.name}</h1><p class="muted">Registered ${time(p.created_at)}</p></div>
+<div class="actions"><a class="btn" href="/lti/admin/${p.id}/edit" id="edit-platform">Edit</a>
+${ui.actionForm(req, `/lti/admin/${p.id}/delete`, 'Delete', { cls: 'btn danger', id: 'delete-platform', confirm: 'Delete this platform? Its launches stop working; accounts stay.' })}</div></div>
+<div class="card"><dl class="kv" id="platform">
+<dt>Issuer</dt><dd><code>${p.issuer}</code></dd><dt>Client id</dt><dd><code>${p.client_id}</code></dd>
+<dt>Authentication URL</dt><dd><code>${p.auth_login_url}</code></dd><dt>Access token URL</dt><dd><code>${p.token_url}</code></dd>
+<dt>JWKS URL</dt><dd><code>${p.jwks_url}</code></dd><dt>Deployment ids</dt><dd>${p.deployments.map((d) => html`<code>${d}</code> `)}</dd></dl></div>
+<div class="card" id="contexts"><h2>Courses</h2>
+<p class="muted">Each LMS course is a section here, made at its first launch (code lti-...). Point a course to an existing section instead: its next launches put students there.</p>
+${p.contexts.length ? html`<table class="list"><thead><tr><th>LMS course</th><th>Section</th><th></th></tr></thead><tbody>
+${p.contexts.map((c) => html`<tr><td>${c.title || c.context_id} <span class="muted small">${c.context_id}</span></td><td>${c.section_code} · ${c.section_name}</td>
+<td><form method="post" action="/lti/admin/${p.id}/contexts" class="inline">${ui.csrf(req)}<input type="hidden" name="context_id" value="${c.context_id}">
+<select name="section_id" aria-label="Section">${sections.map((s) => html`<option value="${s.id}"${s.id === c.section_id ? html` selected` : ''}>${s.code} · ${s.name}</option>`)}</select>
+<button class="btn small" type="submit">Map</button></form></td></tr>`)}</tbody></table>` : html`<p class="empty">No launch from this platform yet.</p>`}
+</div>
+${configCard(tool)}`,
+  });
+}
+
+function openFromLms(req) {
+  return layout(req, {
+    title: 'Open from your course',
+    body: html`<h1>Open this activity from your course</h1><p>This link is the activity's address for the LMS. Open the activity from your course page in the LMS (Moodle, Canvas, ...), which signs you in here.</p>`,
+  });
+}
+
+const STATUS = { sent: 'ok', pending: '', refused: 'bad' };
+
+// Per student: the score sent to the LMS line item and its delivery.
+function gradesPage(req, { event, rows, done }) {
+  return ui.page(req, {
+    title: `LMS grades: ${event.title}`,
+    active: '/events',
+    body: html`${ui.crumbs([{ href: '/events', label: 'Events' }, { href: `/events/${event.id}`, label: event.title }, { label: 'LMS grades' }])}
+${done ? ui.flash('ok', 'Due scores were sent now.') : ''}
+<div class="pagehead"><div><h1>LMS grades</h1><p class="muted">${event.grades_released_at
+    ? html`Marks released ${time(event.grades_released_at)}: each student's total marks go to the line item of every LMS activity that opens this event, and again when they change.`
+    : 'Marks are not released: nothing is sent to the LMS until they are.'}</p></div>
+<div class="actions">${ui.actionForm(req, `/lti/grades/${event.id}/send`, 'Send due and refused scores now', { cls: 'btn primary', id: 'send-grades' })}</div></div>
+${rows.length ? html`<table class="list" id="lti-grades"><thead><tr><th>Student</th><th>Activity</th><th class="num">Score</th><th>Status</th><th class="num">Attempts</th><th>Sent</th><th>LMS answer</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr data-user="${r.username}"><td>${r.name} <span class="muted small">${r.username}</span></td><td class="small">${r.resource_link_id}</td>
+<td class="num">${Number(r.score_given)} / ${Number(r.score_max)}</td><td><span class="pill ${STATUS[r.status]}">${r.status}</span>${r.status === 'pending' && r.attempts ? html` <span class="muted small">next try ${time(r.next_try_at)}</span>` : ''}</td>
+<td class="num">${r.attempts}</td><td>${r.sent_at ? time(r.sent_at) : ''}</td><td class="small">${r.last_error}</td></tr>`)}</tbody></table>`
+    : html`<p class="empty">No score to send: no LMS activity with a line item opens this event, its students have not launched it, or the marks are not released.</p>`}`,
+  });
+}
+
+module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage };
