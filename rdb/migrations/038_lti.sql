@@ -69,6 +69,10 @@ CREATE TABLE lti_contexts (
   context_id   VARCHAR(255) NOT NULL,
   title        VARCHAR(255) NOT NULL DEFAULT '',
   section_id   INT UNSIGNED NOT NULL,
+  -- Names and Role Provisioning Services: the roster's URL (from the launch) and the last sync
+  memberships_url  VARCHAR(1000) NULL,
+  roster_synced_at DATETIME(3)   NULL,
+  roster_result    VARCHAR(1000) NOT NULL DEFAULT '',
   created_at   DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
   PRIMARY KEY (platform_id, context_id),
   CONSTRAINT fk_lti_contexts_platform FOREIGN KEY (platform_id) REFERENCES lti_platforms (id) ON DELETE CASCADE,
@@ -113,4 +117,18 @@ CREATE TABLE lti_scores (
   KEY ix_lti_scores_due (status, next_try_at),
   CONSTRAINT fk_lti_scores_link FOREIGN KEY (link_id) REFERENCES lti_links (id) ON DELETE CASCADE,
   CONSTRAINT fk_lti_scores_user FOREIGN KEY (user_id) REFERENCES users (id) ON DELETE CASCADE
+) ENGINE=InnoDB;
+
+-- Safe Exam Browser per event: when a row exists, the event's exam pages and saves
+-- need SEB's headers computed with one of these keys (hex SHA-256 strings, one per
+-- line): X-SafeExamBrowser-ConfigKeyHash with a Config Key, or
+-- X-SafeExamBrowser-RequestHash with a Browser Exam Key. quit_url goes into the
+-- .seb file the instructor downloads.
+CREATE TABLE event_seb (
+  event_id           INT UNSIGNED  NOT NULL PRIMARY KEY,
+  config_keys        TEXT          NOT NULL,
+  browser_exam_keys  TEXT          NOT NULL,
+  quit_url           VARCHAR(1000) NOT NULL DEFAULT '',
+  updated_at         DATETIME(3)   NOT NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3),
+  CONSTRAINT fk_event_seb_event FOREIGN KEY (event_id) REFERENCES events (id) ON DELETE CASCADE
 ) ENGINE=InnoDB;

@@ -30,6 +30,7 @@ const { createScratchpadService } = require('./scratchpad/service');
 const { createPracticeService } = require('./practice/service');
 const { createLtiService } = require('./lti/service');
 const { createGradeSender } = require('./lti/grades');
+const { createRoster } = require('./lti/roster');
 const { PUBLISH_SQL } = require('./events/service');
 
 addNavItem({ href: '/home', label: 'Home', order: 10 });
@@ -70,6 +71,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   };
   deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
   deps.ltiGrades.start();
+  deps.ltiRoster = createRoster({ lti: deps.lti });
   app.locals.deps = deps;
 
   // Fingerprinted assets: immutable for a year; no session or database touched.

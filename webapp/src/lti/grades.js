@@ -13,8 +13,7 @@
 // "send again" makes it pending again). Scores are absolute (scoreGiven of
 // scoreMaximum), so a repeat is harmless: the LMS keeps one score per user.
 const crypto = require('node:crypto');
-const jose = require('jose');
-const { AGS_SCORE_SCOPE } = require('./service');
+const { AGS_SCORE_SCOPE, HTTP_TIMEOUT_MS } = require('./service');
 
 // What an event's score is: per question the grader's marks, else the automatic
 // score (both in marks), summed over the student's questions, out of their maximum. Events released within the last 30 days are
@@ -38,7 +37,6 @@ ON DUPLICATE KEY UPDATE
 
 const LEASE_S = 60;
 const BATCH = 50;
-const HTTP_TIMEOUT_MS = 10000;
 
 function scoresUrl(lineitem) {
   const u = new URL(lineitem);
@@ -47,41 +45,9 @@ function scoresUrl(lineitem) {
 }
 
 function createGradeSender({ db, lti, log = console, fetchImpl = fetch, everyS = 5, retryS = 30, maxAttempts = 8 }) {
-  const tokens = new Map(); // platform id -> { token, until }
-
-  async function accessToken(p) {
-    const have = tokens.get(p.platform_id);
-    if (have && have.until > Date.now()) return have.token;
-    const { kid, key } = await lti.toolKey();
-    const assertion = await new jose.SignJWT({})
-      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
-      .setIssuer(p.client_id).setSubject(p.client_id).setAudience(p.token_url)
-      .setIssuedAt().setExpirationTime('5m').setJti(crypto.randomUUID())
-      .sign(key);
-    const res = await fetchImpl(p.token_url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
-        client_assertion: assertion,
-        scope: AGS_SCORE_SCOPE,
-      }).toString(),
-      signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
-    });
-    const text = await res.text();
-    let body = null;
-    try { body = JSON.parse(text); } catch { /* reported below */ }
-    if (!res.ok || !body || typeof body.access_token !== 'string') {
-      throw new Error(`the token endpoint answered ${res.status}: ${text.slice(0, 300)}`);
-    }
-    const life = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3600;
-    tokens.set(p.platform_id, { token: body.access_token, until: Date.now() + Math.max(0, life - 60) * 1000 });
-    return body.access_token;
-  }
-
   async function sendOne(row) {
-    const token = await accessToken(row);
+    const pf = { id: row.platform_id, client_id: row.client_id, token_url: row.token_url };
+    const token = await lti.accessToken(pf, AGS_SCORE_SCOPE);
     const res = await fetchImpl(scoresUrl(row.lineitem_url), {
       method: 'POST',
       headers: { 'content-type': 'application/vnd.ims.lis.v1.score+json', authorization: `Bearer ${token}` },
@@ -95,7 +61,7 @@ function createGradeSender({ db, lti, log = console, fetchImpl = fetch, everyS =
       }),
       signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
     });
-    if (res.status === 401) tokens.delete(row.platform_id);
+    if (res.status === 401) lti.dropToken(pf, AGS_SCORE_SCOPE);
     if (!res.ok) throw new Error(`the LMS answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   }
 

@@ -15,7 +15,7 @@ const views = require('./views');
 // Marks the browser that began a launch; only that browser may finish it (no login CSRF).
 const BROWSER_COOKIE = 'prutor.lti';
 
-module.exports = function ltiRoutes({ lti, ltiGrades, sessions, telemetry, cfg }) {
+module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, sessions, telemetry, cfg }) {
   const r = express.Router();
   const origin = (req) => `${req.protocol}://${req.get('host')}`;
   const cookieAttrs = `Path=/lti/; HttpOnly; SameSite=Lax${cfg.cookieSecure ? '; Secure' : ''}; Max-Age=900`;
@@ -81,6 +81,25 @@ module.exports = function ltiRoutes({ lti, ltiGrades, sessions, telemetry, cfg }
     res.redirect(303, `/lti/grades/${event.id}?sent=1`);
   });
   r.use('/grades', requireRole('instructor', 'admin'), grades);
+
+  // ---- LMS courses and their rosters (NRPS), staff ---------------------------------------
+  const courses = express.Router();
+  courses.get('/', async (req, res) => {
+    ui.send(res, views.coursesPage(req, { courses: await ltiRoster.courses(), msg: typeof req.query.msg === 'string' ? req.query.msg.slice(0, 300) : '' }));
+  });
+  courses.post('/sync', async (req, res) => {
+    const b = req.body || {};
+    const pid = toId(b.platform_id);
+    if (!pid || typeof b.context_id !== 'string') throw new HttpError(400, 'Choose an LMS course.');
+    try {
+      const out = await ltiRoster.sync(pid, b.context_id);
+      return res.redirect(303, `/lti/courses?msg=${encodeURIComponent(`Roster synced: ${out.result}.`)}`);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status === 404 || err.status === 400) throw err;
+      return ui.send(res, views.coursesPage(req, { courses: await ltiRoster.courses(), error: err.message }), err.status);
+    }
+  });
+  r.use('/courses', requireRole('instructor', 'admin'), courses);
 
   // ---- admin ----------------------------------------------------------------------
   const admin = express.Router();

@@ -16,6 +16,9 @@ const { badRequest, forbidden, notFound } = require('../shared/errors');
 const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
 const AGS_CLAIM = 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint';
 const AGS_SCORE_SCOPE = 'https://purl.imsglobal.org/spec/lti-ags/scope/score';
+const NRPS_CLAIM = 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice';
+const NRPS_SCOPE = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
+const HTTP_TIMEOUT_MS = 10000;
 const MEMBERSHIP = 'http://purl.imsglobal.org/vocab/lis/v2/membership';
 // LTI 1.3 requires RS256 for id_tokens; "none" and HMAC are never accepted.
 const ALGS = ['RS256'];
@@ -109,6 +112,43 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
     const rows = await db.query('SELECT public_jwk FROM lti_tool_keys ORDER BY created_at DESC LIMIT 10');
     return { keys: rows.map((r) => JSON.parse(r.public_jwk)) };
   }
+
+  // An OAuth2 access token of a platform for a scope (AGS, NRPS): client_credentials
+  // with a JWT client assertion signed with our key (LTI Security Framework);
+  // kept until a minute before it expires. p: { id, client_id, token_url }.
+  const tokens = new Map();
+  async function accessToken(p, scope) {
+    const k = `${p.id}\n${scope}`;
+    const have = tokens.get(k);
+    if (have && have.until > Date.now()) return have.token;
+    const { kid, key } = await toolKey();
+    const assertion = await new jose.SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+      .setIssuer(p.client_id).setSubject(p.client_id).setAudience(p.token_url)
+      .setIssuedAt().setExpirationTime('5m').setJti(crypto.randomUUID())
+      .sign(key);
+    const res = await fetchImpl(p.token_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: assertion,
+        scope,
+      }).toString(),
+      signal: AbortSignal.timeout(HTTP_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    let body = null;
+    try { body = JSON.parse(text); } catch { /* reported below */ }
+    if (!res.ok || !body || typeof body.access_token !== 'string') {
+      throw new Error(`the token endpoint answered ${res.status}: ${text.slice(0, 300)}`);
+    }
+    const life = Number(body.expires_in) > 0 ? Number(body.expires_in) : 3600;
+    tokens.set(k, { token: body.access_token, until: Date.now() + Math.max(0, life - 60) * 1000 });
+    return body.access_token;
+  }
+  function dropToken(p, scope) { tokens.delete(`${p.id}\n${scope}`); }
 
   // ---- platforms --------------------------------------------------------------
   async function platforms() {
@@ -263,11 +303,16 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
       }
       const ctx = payload[`${CLAIM}context`];
       const ags = payload[AGS_CLAIM];
+      const nrps = payload[NRPS_CLAIM];
       const claims = {
         platformId: l.platform_id, issuer: l.issuer, sub: payload.sub, role, target,
         name: String(payload.name || [payload.given_name, payload.family_name].filter(Boolean).join(' ') || '').slice(0, 128),
         email: typeof payload.email === 'string' ? payload.email.slice(0, 190) : '',
-        context: ctx && typeof ctx.id === 'string' && ctx.id && ctx.id.length <= 255 ? { id: ctx.id, title: String(ctx.title || ctx.label || '').slice(0, 255) } : null,
+        context: ctx && typeof ctx.id === 'string' && ctx.id && ctx.id.length <= 255 ? {
+          id: ctx.id,
+          title: String(ctx.title || ctx.label || '').slice(0, 255),
+          memberships: nrps && typeof nrps.context_memberships_url === 'string' && nrps.context_memberships_url.length <= 1000 ? nrps.context_memberships_url : null,
+        } : null,
         link: link.id,
         lineitem: ags && typeof ags.lineitem === 'string' && ags.lineitem.length <= 1000 && Array.isArray(ags.scope) && ags.scope.includes(AGS_SCORE_SCOPE) ? ags.lineitem : null,
       };
@@ -296,6 +341,32 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
     return provision(JSON.parse(rows[0].claims));
   }
 
+  // The account of (issuer, sub): made, or updated to what the platform says now (name,
+  // email, role, and a student's section: one section per account here, so a student
+  // follows the course they last launched from or were rostered in). On a launch
+  // (login) a disabled account is refused; the roster (NRPS) also re-enables (active).
+  async function upsertAccount(tx, { issuer, sub, name: given, email, role, section, login = false, active = 1 }) {
+    const name = given || `LMS user ${sub.slice(0, 40)}`;
+    const linked = await tx.query(`SELECT u.id, u.username, u.role, u.section_id, u.active FROM lti_users l JOIN users u ON u.id = l.user_id
+      WHERE l.issuer = ? AND l.sub = ? FOR UPDATE`, [issuer, sub]);
+    if (linked[0]) {
+      const user = linked[0];
+      // the roster lists a course's learners: it never demotes an account that is staff here
+      if (!login && user.role !== role) return { user, roleChanged: false, created: false, skipped: true };
+      if (login && !user.active) throw forbidden('This account is disabled here. Ask your instructor.');
+      const newSection = role === 'student' ? (section ?? user.section_id) : null;
+      await tx.query(`UPDATE users SET name = ?, email = ?, role = ?, section_id = ?, active = ?${login ? ', last_login_at = UTC_TIMESTAMP(3)' : ''} WHERE id = ?`,
+        [name, email || '', role, newSection, login ? user.active : active, user.id]);
+      return { user: { ...user, name, role, section_id: newSection }, roleChanged: user.role !== role, created: false };
+    }
+    const username = `lti-${sha(`${issuer}\n${sub}`).slice(0, 20)}`;
+    // no password can match this hash: LTI accounts sign in only through their LMS
+    const r = await tx.query(`INSERT INTO users (username, password_hash, name, email, role, section_id, active, last_login_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ${login ? 'UTC_TIMESTAMP(3)' : 'NULL'})`, [username, '!'.repeat(60), name, email || '', role, section, active]);
+    await tx.query('INSERT INTO lti_users (issuer, sub, user_id) VALUES (?, ?, ?)', [issuer, sub, r.insertId]);
+    return { user: { id: r.insertId, username, name, role, section_id: section }, roleChanged: false, created: true };
+  }
+
   // Account by (issuer, sub), section by context, resource link; one transaction.
   // Returns { user (for sessions.create), landing, roleChanged }.
   async function provision(c) {
@@ -305,38 +376,18 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
         const have = await tx.query('SELECT section_id FROM lti_contexts WHERE platform_id = ? AND context_id = ? FOR UPDATE', [c.platformId, c.context.id]);
         if (have[0]) {
           sectionId = have[0].section_id;
-          if (c.context.title) await tx.query('UPDATE lti_contexts SET title = ? WHERE platform_id = ? AND context_id = ?', [c.context.title, c.platformId, c.context.id]);
+          await tx.query('UPDATE lti_contexts SET title = IF(? = \'\', title, ?), memberships_url = COALESCE(?, memberships_url) WHERE platform_id = ? AND context_id = ?',
+            [c.context.title, c.context.title, c.context.memberships || null, c.platformId, c.context.id]);
         } else {
           const code = `lti-${sha(`${c.platformId}\n${c.context.id}`).slice(0, 12)}`;
           const sec = await tx.query('SELECT id FROM sections WHERE code = ?', [code]);
           sectionId = sec[0] ? sec[0].id
             : (await tx.query('INSERT INTO sections (code, name) VALUES (?, ?)', [code, (c.context.title || `LMS course ${c.context.id}`).slice(0, 128)])).insertId;
-          await tx.query('INSERT INTO lti_contexts (platform_id, context_id, title, section_id) VALUES (?, ?, ?, ?)', [c.platformId, c.context.id, c.context.title, sectionId]);
+          await tx.query('INSERT INTO lti_contexts (platform_id, context_id, title, section_id, memberships_url) VALUES (?, ?, ?, ?, ?)',
+            [c.platformId, c.context.id, c.context.title, sectionId, c.context.memberships || null]);
         }
       }
-      const name = c.name || `LMS user ${c.sub.slice(0, 40)}`;
-      const linked = await tx.query(`SELECT u.id, u.username, u.role, u.section_id, u.active FROM lti_users l JOIN users u ON u.id = l.user_id
-        WHERE l.issuer = ? AND l.sub = ? FOR UPDATE`, [c.issuer, c.sub]);
-      let user;
-      let roleChanged = false;
-      const section = c.role === 'student' ? sectionId : null;
-      if (linked[0]) {
-        user = linked[0];
-        if (!user.active) throw forbidden('This account is disabled here. Ask your instructor.');
-        roleChanged = user.role !== c.role;
-        // a student follows the course they launched from (one section per account here)
-        const newSection = c.role === 'student' ? (section ?? user.section_id) : null;
-        await tx.query('UPDATE users SET name = ?, email = ?, role = ?, section_id = ?, last_login_at = UTC_TIMESTAMP(3) WHERE id = ?',
-          [name, c.email, c.role, newSection, user.id]);
-        user = { ...user, name, role: c.role, section_id: newSection };
-      } else {
-        const username = `lti-${sha(`${c.issuer}\n${c.sub}`).slice(0, 20)}`;
-        // no password can match this hash: LTI accounts sign in only through their LMS
-        const r = await tx.query(`INSERT INTO users (username, password_hash, name, email, role, section_id, last_login_at)
-          VALUES (?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))`, [username, '!'.repeat(60), name, c.email, c.role, section]);
-        await tx.query('INSERT INTO lti_users (issuer, sub, user_id) VALUES (?, ?, ?)', [c.issuer, c.sub, r.insertId]);
-        user = { id: r.insertId, username, name, role: c.role, section_id: section };
-      }
+      const { user, roleChanged } = await upsertAccount(tx, { ...c, section: c.role === 'student' ? sectionId : null, login: true });
       await tx.query(`INSERT INTO lti_links (platform_id, resource_link_id, context_id, event_id, problem_id, lineitem_url) VALUES (?, ?, ?, ?, ?, ?)
         ON DUPLICATE KEY UPDATE context_id = VALUES(context_id), event_id = VALUES(event_id), problem_id = VALUES(problem_id),
           lineitem_url = COALESCE(VALUES(lineitem_url), lineitem_url)`,
@@ -353,9 +404,9 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
 
   return {
     toolKey, jwks, platforms, platform, savePlatform, deletePlatform, mapContext, beginLogin, verifyLaunch, continueLaunch,
-    // for the grades sender (grades.js)
-    db, fetchImpl, log,
+    // for the grades sender and the roster (grades.js, roster.js)
+    accessToken, dropToken, upsertAccount, db, fetchImpl, log, publishSql,
   };
 }
 
-module.exports = { createLtiService, roleOf, targetOf, AGS_SCORE_SCOPE };
+module.exports = { createLtiService, roleOf, targetOf, AGS_SCORE_SCOPE, NRPS_SCOPE, HTTP_TIMEOUT_MS };

@@ -74,7 +74,7 @@ ${ui.actionForm(req, `/lti/admin/${p.id}/delete`, 'Delete', { cls: 'btn danger',
 <dt>Authentication URL</dt><dd><code>${p.auth_login_url}</code></dd><dt>Access token URL</dt><dd><code>${p.token_url}</code></dd>
 <dt>JWKS URL</dt><dd><code>${p.jwks_url}</code></dd><dt>Deployment ids</dt><dd>${p.deployments.map((d) => html`<code>${d}</code> `)}</dd></dl></div>
 <div class="card" id="contexts"><h2>Courses</h2>
-<p class="muted">Each LMS course is a section here, made at its first launch (code lti-...). Point a course to an existing section instead: its next launches put students there.</p>
+<p class="muted">Each LMS course is a section here, made at its first launch (code lti-...). Point a course to an existing section instead: its next launches put students there. Rosters: <a href="/lti/courses">LMS courses</a>.</p>
 ${p.contexts.length ? html`<table class="list"><thead><tr><th>LMS course</th><th>Section</th><th></th></tr></thead><tbody>
 ${p.contexts.map((c) => html`<tr><td>${c.title || c.context_id} <span class="muted small">${c.context_id}</span></td><td>${c.section_code} · ${c.section_name}</td>
 <td><form method="post" action="/lti/admin/${p.id}/contexts" class="inline">${ui.csrf(req)}<input type="hidden" name="context_id" value="${c.context_id}">
@@ -113,4 +113,21 @@ ${rows.length ? html`<table class="list" id="lti-grades"><thead><tr><th>Student<
   });
 }
 
-module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage };
+// The LMS courses (each a section) and their rosters.
+function coursesPage(req, { courses, msg = '', error = '' }) {
+  return ui.page(req, {
+    title: 'LMS courses',
+    active: '/people',
+    body: html`${ui.crumbs([{ href: '/people', label: 'People' }, { label: 'LMS courses' }])}
+${msg ? ui.flash('ok', msg) : ''}${error ? ui.flash('error', error) : ''}
+<h1>LMS courses</h1>
+<p class="muted">Each course launched from an LMS is a section here. "Sync roster" makes the course's learners the section's students (added, updated, and removed from the section when they left the course); do it before an event opens. Students who launch are added anyway.</p>
+${courses.length ? html`<table class="list" id="lti-courses"><thead><tr><th>Course</th><th>LMS</th><th>Section</th><th class="num">Students</th><th>Last sync</th><th></th></tr></thead>
+<tbody>${courses.map((c) => html`<tr><td>${c.title || c.context_id}</td><td>${c.platform_name}</td><td>${c.section_code} · ${c.section_name}</td><td class="num">${c.students}</td>
+<td class="small">${c.roster_synced_at ? html`${time(c.roster_synced_at)}: ${c.roster_result}` : html`<span class="muted">never</span>`}</td>
+<td>${c.has_roster ? ui.actionForm(req, '/lti/courses/sync', 'Sync roster', { hidden: { platform_id: c.platform_id, context_id: c.context_id } }) : html`<span class="muted small">the LMS offers no roster</span>`}</td></tr>`)}</tbody></table>`
+    : html`<p class="empty">No course has launched this tool yet.</p>`}`,
+  });
+}
+
+module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage };

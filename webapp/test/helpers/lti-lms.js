@@ -24,7 +24,7 @@ async function startLms({ tag, name = 'A' }) {
     clientId: `client-${name}-${tag}`,
     deploymentId: `dep-${name}-${tag}`,
     kid, publicKey, privateKey, jwk,
-    scores: [], tokens: [], refuseNext: 0, refusal: { status: 400, body: 'The score was refused: the line item is closed.' },
+    scores: [], tokens: [], members: {}, rosterFails: false, refuseNext: 0, refusal: { status: 400, body: 'The score was refused: the line item is closed.' },
   };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -44,6 +44,18 @@ async function startLms({ tag, name = 'A' }) {
           const token = crypto.randomBytes(16).toString('hex');
           lms.tokens.push({ token, scope: f.get('scope') });
           return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 3600, scope: f.get('scope') }));
+        }
+        const nm = /^\/memberships\/([\w-]+)(?:\?page=(\d+))?$/.exec(req.url);
+        if (nm && req.method === 'GET') {
+          const auth = /^Bearer (\w+)$/.exec(req.headers.authorization || '');
+          const tok = auth && lms.tokens.find((t) => t.token === auth[1]);
+          if (!tok || !/contextmembership\.readonly/.test(tok.scope)) return res.writeHead(401).end('no token for the roster');
+          if (lms.rosterFails) return res.writeHead(503).end('roster service down for maintenance');
+          const all = lms.members[nm[1]] || [];
+          const page = Number(nm[2] || 0);
+          const head = { 'content-type': 'application/vnd.ims.lti-nrps.v2.membershipcontainer+json' };
+          if ((page + 1) * 2 < all.length) head.link = `<${base}/memberships/${nm[1]}?page=${page + 1}>; rel="next"`;
+          return res.writeHead(200, head).end(JSON.stringify({ id: req.url, context: { id: nm[1] }, members: all.slice(page * 2, page * 2 + 2) }));
         }
         const m = /^\/lineitems\/([\w-]+)\/scores$/.exec(req.url);
         if (m && req.method === 'POST') {
@@ -78,6 +90,7 @@ async function startLms({ tag, name = 'A' }) {
         [`${C}target_link_uri`]: target, [`${C}resource_link`]: { id: link, title: 'Lab exam' },
         [`${C}roles`]: [ROLE[role] || role], [`${C}context`]: { id: context, label: 'CS101', title: `CS101 ${tag}` },
       };
+      c['https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice'] = { context_memberships_url: `${base}/memberships/${context}`, service_versions: ['2.0'] };
       if (lineitem) c['https://purl.imsglobal.org/spec/lti-ags/claim/endpoint'] = { scope: ['https://purl.imsglobal.org/spec/lti-ags/scope/score'], lineitem };
       for (const [k, v] of Object.entries(over)) { if (v === undefined) delete c[k]; else c[k] = v; }
       return c;
