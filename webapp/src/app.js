@@ -31,6 +31,7 @@ const { createPracticeService } = require('./practice/service');
 const { createLtiService } = require('./lti/service');
 const { createGradeSender } = require('./lti/grades');
 const { createRoster } = require('./lti/roster');
+const { createSeb } = require('./lti/seb');
 const { PUBLISH_SQL } = require('./events/service');
 
 addNavItem({ href: '/home', label: 'Home', order: 10 });
@@ -72,6 +73,8 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
   deps.ltiGrades.start();
   deps.ltiRoster = createRoster({ lti: deps.lti });
+  deps.seb = createSeb({ db, refreshMs: cfg.seb.refreshMs, log });
+  deps.seb.start();
   app.locals.deps = deps;
 
   // Fingerprinted assets: immutable for a year; no session or database touched.
@@ -114,6 +117,8 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use(sessions.middleware);
   // the LMS posts the LTI login and launch (cross-site, no token of ours: see src/lti)
   app.use(csrfProtection({ exempt: ['/accounts/login', '/lti/login', '/lti/launch'] }));
+  // Safe Exam Browser: exam pages and saves of events that require it (src/lti/seb.js)
+  app.use(deps.seb.middleware);
   // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
   // playback, announcements; see src/tools/index.js
   require('./tools').mountTools(app, deps);

@@ -146,6 +146,8 @@ function loadConfig(env = process.env) {
         maxAttempts: int(env, 'LTI_GRADES_MAX_ATTEMPTS', 8, { min: 1, max: 100 }, errors),
       },
     },
+    // Safe Exam Browser (src/lti/seb.js): how often each worker rereads which events require it
+    seb: { refreshMs: int(env, 'SEB_REFRESH_MS', 2000, { min: 200, max: 60000 }, errors) },
     production,
   };
 

@@ -15,7 +15,7 @@ const views = require('./views');
 // Marks the browser that began a launch; only that browser may finish it (no login CSRF).
 const BROWSER_COOKIE = 'prutor.lti';
 
-module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, sessions, telemetry, cfg }) {
+module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, seb, sessions, telemetry, cfg }) {
   const r = express.Router();
   const origin = (req) => `${req.protocol}://${req.get('host')}`;
   const cookieAttrs = `Path=/lti/; HttpOnly; SameSite=Lax${cfg.cookieSecure ? '; Secure' : ''}; Max-Age=900`;
@@ -81,6 +81,38 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, sessions, telem
     res.redirect(303, `/lti/grades/${event.id}?sent=1`);
   });
   r.use('/grades', requireRole('instructor', 'admin'), grades);
+
+  // ---- Safe Exam Browser per event (staff) --------------------------------------------
+  const sebr = express.Router();
+  const sebEvent = async (req) => {
+    const id = toId(req.params.eventId);
+    const rows = id ? await lti.db.query('SELECT id, title FROM events WHERE id = ?', [id]) : [];
+    if (!rows[0]) throw new HttpError(404, 'No such event.');
+    return rows[0];
+  };
+  const sebForm = (s) => (s ? { values: { required: '1', config_keys: s.config_keys, browser_exam_keys: s.browser_exam_keys, quit_url: s.quit_url } } : {});
+  sebr.get('/:eventId', async (req, res) => {
+    const event = await sebEvent(req);
+    const s = await seb.settings(event.id);
+    ui.send(res, views.sebPage(req, { event, on: !!s, f: sebForm(s), saved: req.query.saved === '1', origin: origin(req) }));
+  });
+  sebr.post('/:eventId', async (req, res) => {
+    const event = await sebEvent(req);
+    try {
+      await seb.save(event.id, req.body);
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      return ui.send(res, views.sebPage(req, { event, on: !!(await seb.settings(event.id)), f: ui.failed(err, req.body), origin: origin(req) }), 400);
+    }
+    return res.redirect(303, `/lti/seb/${event.id}?saved=1`);
+  });
+  sebr.get('/:eventId/config.seb', async (req, res) => {
+    const event = await sebEvent(req);
+    const s = await seb.settings(event.id);
+    res.set({ 'Content-Type': 'application/seb', 'Content-Disposition': `attachment; filename="event-${event.id}.seb"`, 'Cache-Control': 'no-store' })
+      .send(seb.sebFile({ startUrl: `${origin(req)}/exam/${event.id}`, quitUrl: s ? s.quit_url : '' }));
+  });
+  r.use('/seb', requireRole('instructor', 'admin'), sebr);
 
   // ---- LMS courses and their rosters (NRPS), staff ---------------------------------------
   const courses = express.Router();

@@ -130,4 +130,28 @@ ${courses.length ? html`<table class="list" id="lti-courses"><thead><tr><th>Cour
   });
 }
 
-module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage };
+// Safe Exam Browser for one event.
+function sebPage(req, { event, on, f, saved = false, origin }) {
+  return ui.page(req, {
+    title: `Safe Exam Browser: ${event.title}`,
+    active: '/events',
+    body: html`${ui.crumbs([{ href: '/events', label: 'Events' }, { href: `/events/${event.id}`, label: event.title }, { label: 'Safe Exam Browser' }])}
+${saved ? ui.flash('ok', 'Saved. Every worker applies it within a few seconds.') : ''}${ui.formError(f)}
+<h1>Safe Exam Browser</h1>
+<p id="seb-state">${on ? html`<span class="pill ok">required</span> students open this event's exam pages and save only from Safe Exam Browser with one of the keys below; any other browser gets a 403 with an explanation.`
+    : html`<span class="pill">not required</span> students may use any browser.`}</p>
+<div class="card"><h2>1. The configuration</h2>
+<p>Download <a href="/lti/seb/${event.id}/config.seb" id="seb-download">event-${event.id}.seb</a> (start page <code>${origin}/exam/${event.id}</code>). Open it in SEB's configuration tool, change what the exam needs, save it, and give it to the students or the lab; the tool shows its <strong>Config Key</strong>.</p></div>
+<form method="post" action="/lti/seb/${event.id}" class="card form" id="seb-form" novalidate>
+<h2>2. The keys this event accepts</h2>
+${ui.csrf(req)}
+${ui.checkbox(f, 'required', 'Require Safe Exam Browser for this event')}
+${ui.textarea(f, 'config_keys', 'Config Keys', { rows: 3, mono: true, help: 'One per line: the Config Key SEB\'s configuration tool shows for the .seb file (64 hexadecimal characters). Checked against X-SafeExamBrowser-ConfigKeyHash.' })}
+${ui.textarea(f, 'browser_exam_keys', 'Browser Exam Keys (optional)', { rows: 3, mono: true, help: 'One per line, for labs that pin the SEB build as well. Checked against X-SafeExamBrowser-RequestHash.' })}
+${ui.input(f, 'quit_url', 'Quit URL (optional)', { help: 'A link on the last page that quits SEB; goes into the .seb file.' })}
+<div class="actions"><button type="submit" class="btn primary" id="save-seb">Save</button></div>
+</form>`,
+  });
+}
+
+module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage };
