@@ -44,14 +44,42 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, seb, sessions, 
   });
 
   r.get('/continue', async (req, res) => {
-    const { user, landing, roleChanged } = await lti.continueLaunch({
+    const { user, landing, roleChanged, dl } = await lti.continueLaunch({
       ticket: req.query.ticket, browser: readCookie(req.headers.cookie, BROWSER_COOKIE),
     });
     // a new role: the account's other sessions carry the old one
     if (roleChanged) await sessions.revokeUser(user.id);
     await sessions.create(req, res, user);
+    // a deep linking request: its settings stay with the session until the pick is sent back
+    if (dl) await sessions.update(req, { lti_dl: dl });
     telemetry.record({ kind: 'login', user_id: user.id, ok: true, via: 'lti' });
     res.set('Cache-Control', 'no-store').redirect(303, landing);
+  });
+
+  // Deep Linking: the instructor picks, the browser posts the signed answer to the LMS
+  // (from a page whose CSP allows a form to that return URL only).
+  const dlOf = (req) => {
+    const dl = req.session && req.session.lti_dl;
+    if (!dl) throw new HttpError(400, 'There is no "add activity" request from an LMS in this session. Start it again from the LMS.');
+    return dl;
+  };
+  r.get('/deeplink', requireRole('instructor', 'admin'), async (req, res) => {
+    const dl = dlOf(req);
+    ui.send(res, views.deepLinkPage(req, { dl, ...(await lti.linkables()) }));
+  });
+  r.post('/deeplink', requireRole('instructor', 'admin'), async (req, res) => {
+    const dl = dlOf(req);
+    let out;
+    try {
+      out = await lti.deepLinkResponse(dl, (req.body || {}).item, { origin: origin(req) });
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status !== 400) throw err;
+      return ui.send(res, views.deepLinkPage(req, { dl, ...(await lti.linkables()), error: err.message }), 400);
+    }
+    await sessions.update(req, { lti_dl: null });
+    const to = new URL(out.returnUrl).origin;
+    res.set('Content-Security-Policy', `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action ${to}; frame-ancestors 'none'; base-uri 'none'; object-src 'none'`);
+    return ui.send(res, views.deepLinkReturn(req, out));
   });
 
   // The target link URIs: opened directly (not from the LMS), they send a signed-in

@@ -16,6 +16,9 @@ const { badRequest, forbidden, notFound } = require('../shared/errors');
 const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
 const AGS_CLAIM = 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint';
 const AGS_SCORE_SCOPE = 'https://purl.imsglobal.org/spec/lti-ags/scope/score';
+const DL_SETTINGS = 'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings';
+const DL_ITEMS = 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items';
+const DL_DATA = 'https://purl.imsglobal.org/spec/lti-dl/claim/data';
 const NRPS_CLAIM = 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice';
 const NRPS_SCOPE = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
 const HTTP_TIMEOUT_MS = 10000;
@@ -285,16 +288,27 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
       if (payload.nonce !== l.nonce) throw refuse('the token\'s nonce does not belong to this launch.');
       if (payload[`${CLAIM}version`] !== '1.3.0') throw refuse('the LTI version is not 1.3.0.');
       const type = payload[`${CLAIM}message_type`];
-      if (type !== 'LtiResourceLinkRequest') throw refuse(`the message type ${JSON.stringify(String(type || ''))} is not served here.`);
+      const deepLink = type === 'LtiDeepLinkingRequest';
+      if (type !== 'LtiResourceLinkRequest' && !deepLink) throw refuse(`the message type ${JSON.stringify(String(type || ''))} is not served here.`);
       const dep = payload[`${CLAIM}deployment_id`];
       if (typeof dep !== 'string' || !dep) throw refuse('the token has no deployment id.');
       const known = await db.query('SELECT 1 FROM lti_deployments WHERE platform_id = ? AND deployment_id = ?', [l.platform_id, dep]);
       if (!known[0]) throw refuse('this deployment of the tool is not registered here.');
       if (typeof payload.sub !== 'string' || !payload.sub || payload.sub.length > 255) throw refuse('the token names no user (sub).');
-      const link = payload[`${CLAIM}resource_link`];
-      if (!link || typeof link.id !== 'string' || !link.id || link.id.length > 255) throw refuse('the token has no resource link.');
       const role = roleOf(payload[`${CLAIM}roles`]);
       if (!role) throw refuse('your role in this course gives no access to this tool (Learner, Instructor or Teaching Assistant are served).');
+      const link = payload[`${CLAIM}resource_link`];
+      let dl = null;
+      if (deepLink) {
+        // "add activity": an instructor picks events or problems; the answer goes back signed
+        if (role !== 'instructor') throw refuse('only an instructor of the course adds activities from this tool.');
+        const st = payload[DL_SETTINGS];
+        let ret = null;
+        try { ret = st && typeof st.deep_link_return_url === 'string' && st.deep_link_return_url.length <= 1000 ? new URL(st.deep_link_return_url) : null; } catch { ret = null; }
+        if (!ret || !['https:', 'http:'].includes(ret.protocol)) throw refuse('the deep linking request has no return URL.');
+        if (Array.isArray(st.accept_types) && !st.accept_types.includes('ltiResourceLink')) throw refuse('the LMS does not accept resource links here.');
+        dl = { platformId: l.platform_id, returnUrl: ret.toString(), data: typeof st.data === 'string' ? st.data.slice(0, 2000) : null, multiple: st.accept_multiple !== false, deploymentId: dep };
+      } else if (!link || typeof link.id !== 'string' || !link.id || link.id.length > 255) throw refuse('the token has no resource link.');
       const target = targetOf(payload[`${CLAIM}target_link_uri`], origin);
       if (!target) throw refuse('the activity\'s target is not on this site.');
       if (target.kind !== 'home') {
@@ -313,7 +327,8 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
           title: String(ctx.title || ctx.label || '').slice(0, 255),
           memberships: nrps && typeof nrps.context_memberships_url === 'string' && nrps.context_memberships_url.length <= 1000 ? nrps.context_memberships_url : null,
         } : null,
-        link: link.id,
+        link: deepLink ? null : link.id,
+        dl,
         lineitem: ags && typeof ags.lineitem === 'string' && ags.lineitem.length <= 1000 && Array.isArray(ags.scope) && ags.scope.includes(AGS_SCORE_SCOPE) ? ags.lineitem : null,
       };
       const ticket = randomId();
@@ -388,6 +403,7 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
         }
       }
       const { user, roleChanged } = await upsertAccount(tx, { ...c, section: c.role === 'student' ? sectionId : null, login: true });
+      if (c.dl) return { user, roleChanged, landing: '/lti/deeplink', dl: c.dl };
       await tx.query(`INSERT INTO lti_links (platform_id, resource_link_id, context_id, event_id, problem_id, lineitem_url) VALUES (?, ?, ?, ?, ?, ?)
         ON DUPLICATE KEY UPDATE context_id = VALUES(context_id), event_id = VALUES(event_id), problem_id = VALUES(problem_id),
           lineitem_url = COALESCE(VALUES(lineitem_url), lineitem_url)`,
@@ -402,7 +418,57 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
     });
   }
 
+  // ---- Deep Linking: what an instructor may pick, and the signed answer ----------------
+  async function linkables() {
+    const [events, problems] = await Promise.all([
+      // an event's maximum: per position the largest of its section variants, summed
+      db.query(`SELECT e.id, e.title, e.type, e.published_at, m.max_marks FROM events e
+        LEFT JOIN (SELECT event_id, SUM(m) AS max_marks FROM (SELECT event_id, position, MAX(max_marks) AS m FROM event_questions GROUP BY event_id, position) x
+          GROUP BY event_id) m ON m.event_id = e.id
+        ORDER BY e.created_at DESC, e.id DESC LIMIT 300`),
+      db.query('SELECT id, title, category FROM problems WHERE archived_at IS NULL AND is_practice = 1 ORDER BY category, title LIMIT 500'),
+    ]);
+    return { events, problems };
+  }
+
+  // picks: ['event:12', 'problem:3']; dl: the deep linking settings of the launch.
+  // Returns { returnUrl, jwt } for the form the browser posts back to the LMS.
+  async function deepLinkResponse(dl, picks, { origin }) {
+    const list = (Array.isArray(picks) ? picks : [picks]).filter((x) => typeof x === 'string' && /^(event|problem):\d{1,10}$/.test(x));
+    if (!list.length) throw badRequest('Choose an event or a problem to add to the course.');
+    if (!dl.multiple && list.length > 1) throw badRequest('This LMS adds one activity at a time: choose one.');
+    const pf = (await db.query('SELECT issuer, client_id FROM lti_platforms WHERE id = ?', [dl.platformId]))[0];
+    if (!pf) throw notFound('The LMS of this request is no longer registered.');
+    const { events, problems } = await linkables();
+    const items = list.map((x) => {
+      const [kind, id] = [x.split(':')[0], Number(x.split(':')[1])];
+      if (kind === 'event') {
+        const e = events.find((v) => v.id === id);
+        if (!e) throw badRequest('No such event.');
+        const item = { type: 'ltiResourceLink', title: e.title, url: `${origin}/lti/event/${id}`, custom: { event: String(id) } };
+        if (Number(e.max_marks) > 0) item.lineItem = { scoreMaximum: Number(e.max_marks), label: e.title, resourceId: `event-${id}` };
+        return item;
+      }
+      const p = problems.find((v) => v.id === id);
+      if (!p) throw badRequest('No such practice problem.');
+      return { type: 'ltiResourceLink', title: p.title, url: `${origin}/lti/problem/${id}`, custom: { problem: String(id) } };
+    });
+    const { kid, key } = await toolKey();
+    const claims = {
+      nonce: randomId(),
+      [`${CLAIM}message_type`]: 'LtiDeepLinkingResponse',
+      [`${CLAIM}version`]: '1.3.0',
+      [`${CLAIM}deployment_id`]: dl.deploymentId,
+      [DL_ITEMS]: items,
+    };
+    if (dl.data !== null) claims[DL_DATA] = dl.data;
+    const jwt = await new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+      .setIssuer(pf.client_id).setAudience(pf.issuer).setIssuedAt().setExpirationTime('5m').sign(key);
+    return { returnUrl: dl.returnUrl, jwt, items };
+  }
+
   return {
+    linkables, deepLinkResponse,
     toolKey, jwks, platforms, platform, savePlatform, deletePlatform, mapContext, beginLogin, verifyLaunch, continueLaunch,
     // for the grades sender and the roster (grades.js, roster.js)
     accessToken, dropToken, upsertAccount, db, fetchImpl, log, publishSql,

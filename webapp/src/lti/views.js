@@ -154,4 +154,35 @@ ${ui.input(f, 'quit_url', 'Quit URL (optional)', { help: 'A link on the last pag
   });
 }
 
-module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage };
+// Deep Linking: pick what the LMS course gets.
+function deepLinkPage(req, { dl, events, problems, error = '' }) {
+  const type = dl.multiple ? 'checkbox' : 'radio';
+  return ui.page(req, {
+    title: 'Add to your LMS course',
+    active: '/events',
+    body: html`<h1>Add to your LMS course</h1>
+${error ? ui.flash('error', error) : ''}
+<p class="muted">Choose ${dl.multiple ? 'the events or problems' : 'the event or problem'} the course gets as activities. An event's activity gets a grade column (the sum of its questions' marks); its students' marks go there once you release them.</p>
+<form method="post" action="/lti/deeplink" class="card form" id="deeplink-form">${ui.csrf(req)}
+<h2>Events</h2>
+${events.length ? html`<ul class="plain">${events.map((e) => html`<li><label><input type="${type}" name="item" value="event:${e.id}"> ${e.title} <span class="muted small">${e.type}${e.published_at ? '' : ', not published'}${e.max_marks ? html`, ${Number(e.max_marks)} marks` : ''}</span></label></li>`)}</ul>` : html`<p class="empty">No events yet.</p>`}
+<h2>Practice problems</h2>
+${problems.length ? html`<ul class="plain">${problems.map((p) => html`<li><label><input type="${type}" name="item" value="problem:${p.id}"> ${p.title} <span class="muted small">${p.category}</span></label></li>`)}</ul>` : html`<p class="empty">No practice problems.</p>`}
+<div class="actions"><button type="submit" class="btn primary" id="deeplink-submit">Add to the course</button></div>
+</form>`,
+  });
+}
+
+// The signed answer, posted by the instructor's browser to the LMS.
+function deepLinkReturn(req, { returnUrl, jwt, items }) {
+  return ui.page(req, {
+    title: 'Back to the LMS',
+    active: '/events',
+    body: html`<h1>Back to the LMS</h1>
+<p>${items.length} ${items.length === 1 ? 'activity is' : 'activities are'} ready: ${items.map((i) => i.title).join(', ')}.</p>
+<form method="post" action="${returnUrl}" id="deeplink-return"><input type="hidden" name="JWT" value="${jwt}">
+<button type="submit" class="btn primary" id="deeplink-back">Return to the LMS and add ${items.length === 1 ? 'it' : 'them'}</button></form>`,
+  });
+}
+
+module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage, deepLinkPage, deepLinkReturn };
