@@ -107,7 +107,8 @@ test('released marks go to the LMS line item; a refusal is sent again and stored
   await postForm(instructor, `/lti/grades/${eventId}/send`, {});
   assert.equal(A.scores.length, 2);
 
-  // the staff page, per student
+  // the staff page, per student, linked from the event's page
+  assert.ok((await instructor.get(`/events/${eventId}`)).text.includes(`href="/lti/grades/${eventId}"`));
   const page = await instructor.get(`/lti/grades/${eventId}`);
   assert.equal(page.status, 200);
   assert.equal((page.text.match(/<span class="pill ok">sent<\/span>/g) || []).length, 2);

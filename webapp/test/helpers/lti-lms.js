@@ -24,13 +24,29 @@ async function startLms({ tag, name = 'A' }) {
     clientId: `client-${name}-${tag}`,
     deploymentId: `dep-${name}-${tag}`,
     kid, publicKey, privateKey, jwk,
-    scores: [], tokens: [], members: {}, rosterFails: false, refuseNext: 0, refusal: { status: 400, body: 'The score was refused: the line item is closed.' },
+    scores: [], tokens: [], members: {}, browserUser: null, rosterFails: false, refuseNext: 0, refusal: { status: 400, body: 'The score was refused: the line item is closed.' },
   };
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (d) => { body += d; });
     req.on('end', async () => {
       try {
+        const url = new URL(req.url, 'http://lms');
+        // The LMS's pages, for a browser: the course page's activity link starts the
+        // login initiation; /auth is its OIDC authorization endpoint, which answers with
+        // the self-submitting form_post of the id_token (as Moodle and Canvas do).
+        if (url.pathname === '/course') {
+          const q = new URLSearchParams({ iss: lms.issuer, login_hint: lms.browserUser.sub, target_link_uri: lms.browserUser.target, client_id: lms.clientId, lti_message_hint: 'course-page' });
+          return res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Course</title><h1>CS101</h1><a id="activity" href="${env.BASE}/lti/login?${q.toString().replace(/&/g, '&amp;')}">Lab exam</a>`);
+        }
+        if (url.pathname === '/auth') {
+          const p = url.searchParams;
+          if (p.get('redirect_uri') !== `${env.BASE}/lti/launch` || p.get('client_id') !== lms.clientId || p.get('response_mode') !== 'form_post') return res.writeHead(400).end('bad authorization request');
+          const token = await lms.sign(lms.claims({ ...lms.browserUser, nonce: p.get('nonce') }));
+          const esc = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+          return res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Launching</title><body onload="document.forms[0].submit()">
+<form method="post" action="${esc(p.get('redirect_uri'))}"><input type="hidden" name="id_token" value="${esc(token)}"><input type="hidden" name="state" value="${esc(p.get('state'))}"></form></body>`);
+        }
         if (req.url === '/jwks') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
         if (req.url === '/token' && req.method === 'POST') {
           const f = new URLSearchParams(body);
