@@ -307,7 +307,8 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
         try { ret = st && typeof st.deep_link_return_url === 'string' && st.deep_link_return_url.length <= 1000 ? new URL(st.deep_link_return_url) : null; } catch { ret = null; }
         if (!ret || !['https:', 'http:'].includes(ret.protocol)) throw refuse('the deep linking request has no return URL.');
         if (Array.isArray(st.accept_types) && !st.accept_types.includes('ltiResourceLink')) throw refuse('the LMS does not accept resource links here.');
-        dl = { platformId: l.platform_id, returnUrl: ret.toString(), data: typeof st.data === 'string' ? st.data.slice(0, 2000) : null, multiple: st.accept_multiple !== false, deploymentId: dep };
+        // data: a string by the spec; some platforms send an object, echoed as it came
+        dl = { platformId: l.platform_id, returnUrl: ret.toString(), data: st.data !== undefined && JSON.stringify(st.data).length <= 2000 ? st.data : null, multiple: st.accept_multiple !== false, deploymentId: dep };
       } else if (!link || typeof link.id !== 'string' || !link.id || link.id.length > 255) throw refuse('the token has no resource link.');
       const target = targetOf(payload[`${CLAIM}target_link_uri`], origin);
       if (!target) throw refuse('the activity\'s target is not on this site.');
