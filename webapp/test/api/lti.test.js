@@ -230,6 +230,30 @@ test('login CSRF: a launch begun in the attacker\'s browser cannot be finished i
   assert.equal(await ltiUser(A, 'attacker-csrf'), undefined);
 });
 
+// Every LTI route from the router itself: the staff and admin ones refuse anonymous
+// users (302 to sign-in / 401) and students (403), so a new route is covered too.
+test('every staff and admin route of /lti checks the role on the server', async () => {
+  const routes = [];
+  const walk = (router, prefix) => {
+    for (const l of router.stack) {
+      if (l.route) for (const m of Object.keys(l.route.methods)) routes.push([m.toUpperCase(), prefix + (l.route.path instanceof RegExp ? '/x' : l.route.path)]);
+      else if (l.handle && l.handle.stack) walk(l.handle, prefix + (l.rawPath && l.rawPath !== '/' ? l.rawPath : ''));
+    }
+  };
+  walk(require('../../src/lti/routes')({ cfg: {} }), '/lti');
+  const isPublic = (p) => /^\/lti\/(jwks|login|launch|continue|x|register\/:token)$/.test(p);
+  const guarded = routes.filter(([, p]) => !isPublic(p)).map(([m, p]) => [m, p.replace(/:[a-zA-Z]+/g, '2147483000')]);
+  assert.ok(guarded.length >= 14, `only ${guarded.length} routes`);
+  const anon = new Client();
+  const student = await as('student01');
+  for (const [m, p] of guarded) {
+    const a = await anon.request(m, p, m === 'POST' ? { form: { x: '1' } } : {});
+    assert.ok(m === 'GET' ? a.status === 302 : a.status === 401, `anonymous ${m} ${p}: ${a.status}`);
+    const r = m === 'POST' ? await postForm(student, p, { x: '1' }) : await student.get(p);
+    assert.equal(r.status, 403, `student ${m} ${p}`);
+  }
+});
+
 test('bad login initiations get a sentence', async () => {
   const c = new Client();
   const r1 = await c.get('/lti/login');
