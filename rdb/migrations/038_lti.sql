@@ -16,6 +16,20 @@ CREATE TABLE lti_platforms (
   UNIQUE KEY uq_lti_platforms_issuer_client (issuer, client_id)
 ) ENGINE=InnoDB;
 
+-- LTI Dynamic Registration: a link an admin made for one LMS's registration
+-- (the LMS opens it in its own page, where our session cookie is not sent): only
+-- the SHA-256 of its token is kept; single use, short-lived.
+CREATE TABLE lti_registration_links (
+  token_hash   CHAR(43)     CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+  created_by   INT UNSIGNED NOT NULL,
+  created_at   DATETIME(3)  NOT NULL DEFAULT CURRENT_TIMESTAMP(3),
+  expires_at   DATETIME(3)  NOT NULL,
+  used_at      DATETIME(3)  NULL,
+  platform_id  INT UNSIGNED NULL,
+  CONSTRAINT fk_lti_registration_links_user FOREIGN KEY (created_by) REFERENCES users (id) ON DELETE CASCADE,
+  CONSTRAINT fk_lti_registration_links_platform FOREIGN KEY (platform_id) REFERENCES lti_platforms (id) ON DELETE SET NULL
+) ENGINE=InnoDB;
+
 -- The deployment ids of a platform a launch may carry (any other is refused).
 CREATE TABLE lti_deployments (
   platform_id    INT UNSIGNED NOT NULL,

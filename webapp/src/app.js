@@ -32,6 +32,7 @@ const { createLtiService } = require('./lti/service');
 const { createGradeSender } = require('./lti/grades');
 const { createRoster } = require('./lti/roster');
 const { createSeb } = require('./lti/seb');
+const { createRegistration } = require('./lti/registration');
 const { PUBLISH_SQL } = require('./events/service');
 
 addNavItem({ href: '/home', label: 'Home', order: 10 });
@@ -73,6 +74,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
   deps.ltiGrades.start();
   deps.ltiRoster = createRoster({ lti: deps.lti });
+  deps.ltiRegistration = createRegistration({ db, linkTtlS: cfg.lti.registrationLinkTtlS });
   deps.seb = createSeb({ db, refreshMs: cfg.seb.refreshMs, log });
   deps.seb.start();
   app.locals.deps = deps;

@@ -140,6 +140,8 @@ function loadConfig(env = process.env) {
     // the id_token; grade passback: sweep period (0: off), first retry delay (doubling), attempts.
     lti: {
       launchTtlS: int(env, 'LTI_LAUNCH_TTL_S', 600, { min: 30, max: 3600 }, errors),
+      // how long a dynamic registration link an admin makes stays usable (single use)
+      registrationLinkTtlS: int(env, 'LTI_REGISTRATION_LINK_TTL_S', 86400, { min: 60, max: 30 * 86400 }, errors),
       grades: {
         everyS: int(env, 'LTI_GRADES_EVERY_S', 5, { min: 0, max: 3600 }, errors),
         retryS: int(env, 'LTI_GRADES_RETRY_S', 30, { min: 1, max: 86400 }, errors),

@@ -15,7 +15,7 @@ const views = require('./views');
 // Marks the browser that began a launch; only that browser may finish it (no login CSRF).
 const BROWSER_COOKIE = 'prutor.lti';
 
-module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, seb, sessions, telemetry, cfg }) {
+module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration, seb, sessions, telemetry, cfg }) {
   const r = express.Router();
   const origin = (req) => `${req.protocol}://${req.get('host')}`;
   const cookieAttrs = `Path=/lti/; HttpOnly; SameSite=Lax${cfg.cookieSecure ? '; Secure' : ''}; Max-Age=900`;
@@ -54,6 +54,29 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, seb, sessions, 
     if (dl) await sessions.update(req, { lti_dl: dl });
     telemetry.record({ kind: 'login', user_id: user.id, ok: true, via: 'lti' });
     res.set('Cache-Control', 'no-store').redirect(303, landing);
+  });
+
+  // Dynamic registration, opened by the LMS (often framed): the link's token is the
+  // authority, not a session; the answer may be framed by that LMS only.
+  r.get('/register-close.js', (req, res) => {
+    res.set('Cache-Control', 'public, max-age=3600').type('application/javascript')
+      .send("window.parent.postMessage({ subject: 'org.imsglobal.lti.close' }, '*');\n");
+  });
+  r.get('/register/:token', async (req, res) => {
+    let lms = null;
+    try { const u = new URL(String(req.query.openid_configuration || '')); if (/^https?:$/.test(u.protocol)) lms = u.origin; } catch { /* none */ }
+    res.removeHeader('X-Frame-Options');
+    res.set('Content-Security-Policy', `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; object-src 'none'; frame-ancestors ${lms || "'none'"}`);
+    try {
+      const out = await ltiRegistration.register({
+        token: req.params.token, openidConfiguration: req.query.openid_configuration,
+        registrationToken: typeof req.query.registration_token === 'string' ? req.query.registration_token : '', origin: origin(req),
+      });
+      return ui.send(res, views.registeredPage(req, out));
+    } catch (err) {
+      if (!(err instanceof HttpError) || err.status >= 500 && err.status !== 502) throw err;
+      return ui.send(res, views.registeredPage(req, { error: err.message }), err.status);
+    }
   });
 
   // Deep Linking: the instructor picks, the browser posts the signed answer to the LMS
@@ -168,6 +191,10 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, seb, sessions, 
     ui.send(res, views.platformsPage(req, { platforms: await lti.platforms(), tool: views.toolConfig(origin(req)) }));
   });
   admin.get('/new', (req, res) => ui.send(res, views.platformForm(req, { f: {} })));
+  admin.post('/registration-links', async (req, res) => {
+    const token = await ltiRegistration.createLink(req.session.uid);
+    ui.send(res, views.registrationLinkPage(req, { url: `${origin(req)}/lti/register/${token}`, hours: Math.round(cfg.lti.registrationLinkTtlS / 3600) }));
+  });
   admin.post('/', async (req, res) => {
     try {
       const id = await lti.savePlatform(null, req.body);

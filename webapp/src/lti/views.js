@@ -31,7 +31,8 @@ function platformsPage(req, { platforms, tool }) {
     active: '/admin',
     body: html`${ui.crumbs([{ href: '/admin', label: 'Admin' }, { label: 'LTI platforms' }])}
 <div class="pagehead"><div><h1>LTI platforms</h1><p class="muted">The LMSs (Moodle, Canvas, ...) whose courses launch this tool. Launches from any other are refused.</p></div>
-<div class="actions"><a class="btn primary" href="/lti/admin/new" id="new-platform">Register a platform</a></div></div>
+<div class="actions"><a class="btn primary" href="/lti/admin/new" id="new-platform">Register a platform</a>
+${ui.actionForm(req, '/lti/admin/registration-links', 'Make a dynamic registration link', { cls: 'btn', id: 'new-registration-link' })}</div></div>
 ${platforms.length ? html`<table class="list" id="platforms"><thead><tr><th>Name</th><th>Issuer</th><th>Client id</th><th>Deployments</th><th class="num">Courses</th><th class="num">Users</th></tr></thead>
 <tbody>${platforms.map((p) => html`<tr><td><a href="/lti/admin/${p.id}">${p.name}</a></td><td><code>${p.issuer}</code></td><td><code>${p.client_id}</code></td><td>${p.deployments.join(', ')}</td><td class="num">${p.contexts}</td><td class="num">${p.users}</td></tr>`)}</tbody></table>`
     : html`<p class="empty">No platform is registered yet.</p>`}
@@ -185,4 +186,27 @@ function deepLinkReturn(req, { returnUrl, jwt, items }) {
   });
 }
 
-module.exports = { toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage, deepLinkPage, deepLinkReturn };
+// The one-time link for an LMS's dynamic registration, shown once.
+function registrationLinkPage(req, { url, hours }) {
+  return ui.page(req, {
+    title: 'Dynamic registration link',
+    active: '/admin',
+    body: html`${ui.crumbs([{ href: '/admin', label: 'Admin' }, { href: '/lti/admin', label: 'LTI platforms' }, { label: 'Registration link' }])}
+<h1>Dynamic registration link</h1>
+<p>Paste this into the LMS's "register a tool by URL" (Moodle: Site administration > Plugins > External tool > Manage tools; Canvas and others: LTI Dynamic Registration). It works once, for ${hours} hours; it is not shown again.</p>
+<p><code id="registration-url">${url}</code></p>
+<p class="muted">The LMS then appears under LTI platforms with the client id and deployment id it chose.</p>`,
+  });
+}
+
+// The page the LMS frames at the end of a dynamic registration.
+function registeredPage(req, { error = '', name, issuer, clientId, deploymentId }) {
+  return layout(req, {
+    title: error ? 'Registration failed' : 'Registered',
+    body: error ? html`<h1>The registration failed</h1><p class="flash error" role="alert" id="registration-error">${error}</p>`
+      : html`<h1>Prutor is registered</h1><p id="registration-done">${name}: issuer <code>${issuer}</code>, client id <code>${clientId}</code>${deploymentId ? html`, deployment <code>${deploymentId}</code>` : html`. The LMS gave no deployment id: an admin of this tool adds it on the platform's page`}.</p>
+<p>You can close this page.</p><script src="/lti/register-close.js" defer></script>`,
+  });
+}
+
+module.exports = { registrationLinkPage, registeredPage, toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage, deepLinkPage, deepLinkReturn };

@@ -15,7 +15,7 @@ const ROLE = {
   ta: 'http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant',
 };
 
-async function startLms({ tag, name = 'A' }) {
+async function startLms({ tag, name = 'A', issuerIsBase = false }) {
   const { publicKey, privateKey } = await jose.generateKeyPair('RS256', { extractable: true });
   const kid = `${name}-${tag}`;
   const jwk = { ...(await jose.exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
@@ -24,7 +24,7 @@ async function startLms({ tag, name = 'A' }) {
     clientId: `client-${name}-${tag}`,
     deploymentId: `dep-${name}-${tag}`,
     kid, publicKey, privateKey, jwk,
-    scores: [], tokens: [], members: {}, browserUser: null, rosterFails: false, refuseNext: 0, refusal: { status: 400, body: 'The score was refused: the line item is closed.' },
+    scores: [], tokens: [], members: {}, browserUser: null, registrations: [], rosterFails: false, refuseNext: 0, refusal: { status: 400, body: 'The score was refused: the line item is closed.' },
   };
   const server = http.createServer((req, res) => {
     let body = '';
@@ -46,6 +46,20 @@ async function startLms({ tag, name = 'A' }) {
           const esc = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;');
           return res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Launching</title><body onload="document.forms[0].submit()">
 <form method="post" action="${esc(p.get('redirect_uri'))}"><input type="hidden" name="id_token" value="${esc(token)}"><input type="hidden" name="state" value="${esc(p.get('state'))}"></form></body>`);
+        }
+        // LTI Dynamic Registration: its OpenID configuration and registration endpoint
+        if (url.pathname === '/.well-known/openid-configuration' || url.pathname === '/bad-configuration') {
+          return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+            issuer: url.pathname === '/bad-configuration' ? 'https://elsewhere.example.org' : lms.issuer,
+            authorization_endpoint: lms.authUrl, token_endpoint: lms.tokenUrl, jwks_uri: lms.jwksUrl, registration_endpoint: `${base}/register`,
+            'https://purl.imsglobal.org/spec/lti-platform-configuration': { product_family_code: 'testlms', version: '1.0' },
+          }));
+        }
+        if (url.pathname === '/register' && req.method === 'POST') {
+          lms.registrations.push({ authorization: req.headers.authorization, body: JSON.parse(body) });
+          return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+            client_id: lms.clientId, 'https://purl.imsglobal.org/spec/lti-tool-configuration': { deployment_id: lms.deploymentId },
+          }));
         }
         if (req.url === '/jwks') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
         if (req.url === '/token' && req.method === 'POST') {
@@ -90,6 +104,8 @@ async function startLms({ tag, name = 'A' }) {
   });
   await new Promise((r) => { server.listen(0, '127.0.0.1', r); });
   const base = `http://127.0.0.1:${server.address().port}`;
+  // dynamic registration wants the issuer on the configuration's host
+  if (issuerIsBase) lms.issuer = base;
   Object.assign(lms, {
     base,
     authUrl: `${base}/auth`, tokenUrl: `${base}/token`, jwksUrl: `${base}/jwks`,
