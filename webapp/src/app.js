@@ -74,6 +74,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
   deps.ltiGrades.start();
   deps.ltiRoster = createRoster({ lti: deps.lti });
+  deps.ltiRoster.start({ ...cfg.lti.roster, log });
   deps.ltiRegistration = createRegistration({ db, linkTtlS: cfg.lti.registrationLinkTtlS });
   deps.seb = createSeb({ db, refreshMs: cfg.seb.refreshMs, log });
   deps.seb.start();

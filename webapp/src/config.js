@@ -142,6 +142,11 @@ function loadConfig(env = process.env) {
       launchTtlS: int(env, 'LTI_LAUNCH_TTL_S', 600, { min: 30, max: 3600 }, errors),
       // how long a dynamic registration link an admin makes stays usable (single use)
       registrationLinkTtlS: int(env, 'LTI_REGISTRATION_LINK_TTL_S', 86400, { min: 60, max: 30 * 86400 }, errors),
+      // rosters read on their own: how often each worker looks (0: never), and how long before an event opens
+      roster: {
+        everyS: int(env, 'LTI_ROSTER_CHECK_S', 300, { min: 0, max: 86400 }, errors),
+        beforeS: int(env, 'LTI_ROSTER_BEFORE_S', 3600, { min: 60, max: 7 * 86400 }, errors),
+      },
       grades: {
         everyS: int(env, 'LTI_GRADES_EVERY_S', 5, { min: 0, max: 3600 }, errors),
         retryS: int(env, 'LTI_GRADES_RETRY_S', 30, { min: 1, max: 86400 }, errors),

@@ -6,7 +6,8 @@
 // or are marked Deleted, leave the section (their account and work stay). Local
 // accounts of the section are never touched; instructors and TAs of the roster are
 // not made staff here (they become staff by launching). New students get the
-// assignments of the section's published events (the publish rule).
+// assignments of the section's published events (the publish rule). Also on its
+// own shortly before a course's event opens (syncDue, every LTI_ROSTER_CHECK_S).
 const { notFound, conflict, HttpError } = require('../shared/errors');
 const { withTx } = require('../staff/tx');
 const { roleOf, NRPS_SCOPE, HTTP_TIMEOUT_MS } = require('./service');
@@ -102,7 +103,37 @@ function createRoster({ lti }) {
       ORDER BY p.name, c.title, c.context_id LIMIT 1000`);
   }
 
-  return { sync, courses };
+  // Before an event opens: courses whose section has a published event starting
+  // within `beforeS`, and whose roster was not read since that window began, are
+  // synced (each claimed by one worker with a conditional update). Failures are
+  // recorded on the course (its page shows them) and tried at the next check.
+  async function syncDue(beforeS) {
+    const due = await db.query(`SELECT c.platform_id, c.context_id, c.roster_synced_at, MIN(s.start_time) AS opens
+      FROM lti_contexts c
+      JOIN slots sl ON sl.section_id = c.section_id
+      JOIN schedules s ON s.id = sl.schedule_id AND s.start_time > UTC_TIMESTAMP(3) AND s.start_time <= UTC_TIMESTAMP(3) + INTERVAL ? SECOND
+      JOIN events e ON e.id = sl.event_id AND e.published_at IS NOT NULL
+     WHERE c.memberships_url IS NOT NULL
+     GROUP BY c.platform_id, c.context_id, c.roster_synced_at
+    HAVING c.roster_synced_at IS NULL OR c.roster_synced_at < MIN(s.start_time) - INTERVAL ? SECOND`, [beforeS, beforeS]);
+    let synced = 0;
+    for (const c of due) {
+      const claim = await db.query(`UPDATE lti_contexts SET roster_synced_at = UTC_TIMESTAMP(3)
+        WHERE platform_id = ? AND context_id = ? AND roster_synced_at <=> ?`, [c.platform_id, c.context_id, c.roster_synced_at]);
+      if (claim.affectedRows !== 1) continue; // another worker has it
+      try { await sync(c.platform_id, c.context_id); synced++; } catch { /* recorded on the course by sync() */ }
+    }
+    return synced;
+  }
+
+  let timer = null;
+  function start({ everyS = 300, beforeS = 3600, log = console } = {}) {
+    if (timer || everyS <= 0) return;
+    timer = setInterval(() => syncDue(beforeS).catch((err) => log.error(`[webapp ${process.pid}] LTI roster check: ${err.message}`)), everyS * 1000 + Math.floor(Math.random() * 1000));
+    timer.unref();
+  }
+
+  return { sync, syncDue, courses, start };
 }
 
 module.exports = { createRoster, nextLink };

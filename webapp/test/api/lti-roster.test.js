@@ -86,6 +86,36 @@ test('a roster sync adds, updates and removes the section\'s students and never 
   assert.match(page.text, /0 added, 2 updated/);
 });
 
+test('a course is synced on its own within the hour before its event opens, once', async () => {
+  // the workers check every LTI_ROSTER_CHECK_S (5 min); the same function, called here
+  const { createDb } = require('../../src/shared/db');
+  const { createLtiService } = require('../../src/lti/service');
+  const { createRoster } = require('../../src/lti/roster');
+  const db = createDb({ ...env.db, poolSize: 2 });
+  try {
+    const { PUBLISH_SQL } = require('../../src/events/service');
+    const roster = createRoster({ lti: createLtiService({ db, secret: env.sessionSecret, publishSql: PUBLISH_SQL, log: { info() {}, error() {} } }) });
+    await dbh.q('UPDATE lti_contexts SET roster_synced_at = UTC_TIMESTAMP(3) - INTERVAL 2 HOUR WHERE platform_id = ? AND context_id = ?', [pid, ctx]);
+    await dbh.q('UPDATE schedules SET start_time = UTC_TIMESTAMP(3) + INTERVAL 20 MINUTE WHERE event_id = ?', [eventId]);
+    A.members[ctx].push({ user_id: 'late-joiner', status: 'Active', name: 'Late', roles: [ROLE.learner] });
+    await roster.syncDue(3600);
+    const late = await userOf('late-joiner');
+    assert.equal(late.section_id, sectionId);
+    assert.equal((await dbh.q('SELECT COUNT(*) AS n FROM assignments WHERE event_id = ? AND user_id = ?', [eventId, late.id]))[0].n, 1);
+    // synced within the window: not again
+    A.members[ctx].push({ user_id: 'later-still', status: 'Active', name: 'Later', roles: [ROLE.learner] });
+    await roster.syncDue(3600);
+    assert.equal(await userOf('later-still'), undefined);
+    // an event further away than the window: nothing
+    await dbh.q('UPDATE lti_contexts SET roster_synced_at = NULL WHERE platform_id = ? AND context_id = ?', [pid, ctx]);
+    await dbh.q('UPDATE schedules SET start_time = UTC_TIMESTAMP(3) + INTERVAL 1 DAY WHERE event_id = ?', [eventId]);
+    await roster.syncDue(3600);
+    assert.equal(await userOf('later-still'), undefined);
+  } finally {
+    await db.close();
+  }
+});
+
 test('a failing LMS gets a sentence; students and forged forms cannot sync', async () => {
   A.rosterFails = true;
   const r = await postForm(instructor, '/lti/courses/sync', { platform_id: pid, context_id: ctx });
