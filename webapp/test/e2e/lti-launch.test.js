@@ -2,7 +2,8 @@
 // In Chromium through HAProxy: a student opens the lab exam from the LMS's course
 // page (the test's LMS, served from "localhost" so it is another site than the
 // stack's 127.0.0.1 and the launch is a real cross-site form post), and lands in
-// the event's exam page signed in, without a password, then opens the editor.
+// the event's exam page signed in, without a password, then opens the editor. The
+// instructor releases the marks on the event page; the LMS's gradebook shows them.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { launch: browserLaunch, chromiumPath } = require('../helpers/browser');
@@ -14,7 +15,7 @@ const { startLms, launch } = require('../helpers/lti-lms');
 
 const TAG = `e${Date.now().toString(36)}${process.pid.toString(36)}`;
 
-test('a student launched from the LMS lands in the exam, signed in, and opens the editor', { skip: !chromiumPath() && 'chromium is not installed', timeout: 120000 }, async (t) => {
+test('a student launched from the LMS lands in the exam signed in; released marks show in the LMS', { skip: !chromiumPath() && 'chromium is not installed', timeout: 120000 }, async (t) => {
   const A = await startLms({ tag: TAG, name: 'E' });
   const ev = await dbh.q("INSERT INTO events (title, type, description) VALUES (?, 'exam', 'lti browser test')", [`LTI exam ${TAG}`]);
   const eventId = ev.insertId;
@@ -43,7 +44,7 @@ test('a student launched from the LMS lands in the exam, signed in, and opens th
   await dbh.q('INSERT INTO slots (schedule_id, event_id, section_id) VALUES (?, ?, ?)', [sc.insertId, eventId, sectionId]);
   await dbh.q('UPDATE events SET published_at = UTC_TIMESTAMP(3) WHERE id = ?', [eventId]);
 
-  A.browserUser = { sub: 'browser-student', role: 'learner', target };
+  A.browserUser = { sub: 'browser-student', role: 'learner', target, lineitem: A.lineitem(`e2e-${TAG}`) };
   const browser = await browserLaunch();
   t.after(() => browser.close());
   const page = await browser.context.newPage();
@@ -59,4 +60,27 @@ test('a student launched from the LMS lands in the exam, signed in, and opens th
   const [u] = await dbh.q('SELECT u.role, u.section_id FROM lti_users l JOIN users u ON u.id = l.user_id WHERE l.issuer = ? AND l.sub = ?', [A.issuer, 'browser-student']);
   assert.deepEqual([u.role, u.section_id], ['student', sectionId]);
   assert.deepEqual(errors, []);
+
+  // the instructor grades and releases on the event page (in the browser too); the score reaches the LMS
+  const [a] = await dbh.q('SELECT a.id FROM assignments a JOIN lti_users l ON l.user_id = a.user_id WHERE a.event_id = ? AND l.issuer = ?', [eventId, A.issuer]);
+  await dbh.q("INSERT INTO grades (assignment_id, marks, feedback, grader_id) VALUES (?, 6.5, 'ok', ?)", [a.id, await dbh.userId('admin')]);
+  const teacher = await browserLaunch();
+  t.after(() => teacher.close());
+  const tp = await teacher.context.newPage();
+  await tp.goto(`${env.BASE}/accounts/login`);
+  await tp.fill('input[name=username]', 'instructor');
+  await tp.fill('input[name=password]', env.password);
+  await Promise.all([tp.waitForURL(/\/home$/), tp.click('button[type=submit]')]);
+  await tp.goto(`${env.BASE}/events/${eventId}`);
+  tp.on('dialog', (d) => d.accept());
+  await Promise.all([tp.waitForURL(new RegExp(`/events/${eventId}\\?msg=`)), tp.click('#release-grades')]);
+  await Promise.all([tp.waitForURL(/\/lti\/grades\/\d+$/), tp.click('#lti-grades-link')]);
+  for (let i = 0; i < 40 && !A.scores.length; i++) {
+    await Promise.all([tp.waitForURL(/sent=1$/), tp.click('#send-grades')]);
+    if (!A.scores.length) await new Promise((r) => { setTimeout(r, 250); });
+  }
+  await tp.reload();
+  assert.match(await tp.locator('#lti-grades').innerText(), /6\.5 \/ 10\s+sent/);
+  await page.goto(`${A.base.replace('127.0.0.1', 'localhost')}/gradebook`);
+  assert.match(await page.locator('#gradebook').innerText(), /browser-student\s+6\.5 \/ 10/);
 });

@@ -39,6 +39,10 @@ async function startLms({ tag, name = 'A', issuerIsBase = false }) {
           const q = new URLSearchParams({ iss: lms.issuer, login_hint: lms.browserUser.sub, target_link_uri: lms.browserUser.target, client_id: lms.clientId, lti_message_hint: 'course-page' });
           return res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Course</title><h1>CS101</h1><a id="activity" href="${env.BASE}/lti/login?${q.toString().replace(/&/g, '&amp;')}">Lab exam</a>`);
         }
+        if (url.pathname === '/gradebook') {
+          const esc = (v) => String(v).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+          return res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><title>Gradebook</title><h1>Gradebook</h1><table id="gradebook">${lms.scores.map((x) => `<tr><td>${esc(x.userId)}</td><td class="score">${esc(x.scoreGiven)} / ${esc(x.scoreMaximum)}</td></tr>`).join('')}</table>`);
+        }
         if (url.pathname === '/auth') {
           const p = url.searchParams;
           if (p.get('redirect_uri') !== `${env.BASE}/lti/launch` || p.get('client_id') !== lms.clientId || p.get('response_mode') !== 'form_post') return res.writeHead(400).end('bad authorization request');
