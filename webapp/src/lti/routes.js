@@ -116,12 +116,7 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration
 
   // ---- grade passback, per event (staff) ---------------------------------------------
   const grades = express.Router();
-  const eventOf = async (req) => {
-    const id = toId(req.params.eventId);
-    const rows = id ? await lti.db.query('SELECT id, title, grades_released_at FROM events WHERE id = ?', [id]) : [];
-    if (!rows[0]) throw new HttpError(404, 'No such event.');
-    return rows[0];
-  };
+  const eventOf = (req) => lti.eventBrief(req.params.eventId);
   grades.get('/:eventId', async (req, res) => {
     const event = await eventOf(req);
     ui.send(res, views.gradesPage(req, { event, rows: await ltiGrades.status(event.id), done: req.query.sent === '1' }));
@@ -135,12 +130,7 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration
 
   // ---- Safe Exam Browser per event (staff) --------------------------------------------
   const sebr = express.Router();
-  const sebEvent = async (req) => {
-    const id = toId(req.params.eventId);
-    const rows = id ? await lti.db.query('SELECT id, title FROM events WHERE id = ?', [id]) : [];
-    if (!rows[0]) throw new HttpError(404, 'No such event.');
-    return rows[0];
-  };
+  const sebEvent = (req) => lti.eventBrief(req.params.eventId);
   const sebForm = (s) => (s ? { values: { required: '1', config_keys: s.config_keys, browser_exam_keys: s.browser_exam_keys, quit_url: s.quit_url } } : {});
   sebr.get('/:eventId', async (req, res) => {
     const event = await sebEvent(req);
@@ -207,7 +197,7 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration
   const idOf = (req) => { const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such platform.'); return id; };
   admin.get('/:id', async (req, res) => {
     const id = idOf(req);
-    const [p, sections] = await Promise.all([lti.platform(id), lti.db.query('SELECT id, code, name FROM sections ORDER BY code')]);
+    const [p, sections] = await Promise.all([lti.platform(id), lti.sections()]);
     ui.send(res, views.platformPage(req, { p, sections, tool: views.toolConfig(origin(req)), saved: req.query.saved === '1' }));
   });
   admin.get('/:id/edit', async (req, res) => {

@@ -419,6 +419,14 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
     });
   }
 
+  // What the staff pages of one event (scores sent, SEB) show of it.
+  async function eventBrief(id) {
+    const rows = /^\d{1,10}$/.test(String(id)) ? await db.query('SELECT id, title, grades_released_at FROM events WHERE id = ?', [id]) : [];
+    if (!rows[0]) throw notFound('No such event.');
+    return rows[0];
+  }
+  const sections = () => db.query('SELECT id, code, name FROM sections ORDER BY code');
+
   // ---- Deep Linking: what an instructor may pick, and the signed answer ----------------
   async function linkables() {
     const [events, problems] = await Promise.all([
@@ -469,10 +477,10 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
   }
 
   return {
-    linkables, deepLinkResponse,
+    linkables, deepLinkResponse, eventBrief, sections,
     toolKey, jwks, platforms, platform, savePlatform, deletePlatform, mapContext, beginLogin, verifyLaunch, continueLaunch,
     // for the grades sender and the roster (grades.js, roster.js)
-    accessToken, dropToken, upsertAccount, db, fetchImpl, log, publishSql,
+    accessToken, dropToken, upsertAccount, db, fetchImpl, publishSql,
   };
 }
 
