@@ -151,6 +151,16 @@ test('the same sub at platform B is another person; B\'s token cannot open A\'s 
   }
 });
 
+test('first launches of one new user from one new course, at once, make one account and one section', async () => {
+  const ctx = `course-burst-${TAG}`;
+  const rs = await Promise.all(Array.from({ length: 6 }, () => launch(new Client(), A, { sub: 'burst', role: 'learner', target: `${env.BASE}/lti/launch`, context: ctx })));
+  for (const r of rs) assert.equal(r.landing, '/home', r.text && r.text.slice(0, 200));
+  assert.equal((await dbh.q('SELECT COUNT(*) AS n FROM lti_users WHERE issuer = ? AND sub = ?', [A.issuer, 'burst']))[0].n, 1);
+  assert.equal((await dbh.q('SELECT COUNT(*) AS n FROM lti_contexts WHERE platform_id = ? AND context_id = ?', [A.pid, ctx]))[0].n, 1);
+  assert.equal((await ltiUser(A, 'burst')).section_id,
+    (await dbh.q('SELECT section_id FROM lti_contexts WHERE platform_id = ? AND context_id = ?', [A.pid, ctx]))[0].section_id);
+});
+
 // Each forged launch: refused with a sentence, no session, no account for its sub.
 async function refused(name, build, { status = 403, text = /The launch was refused/ } = {}) {
   const c = new Client();
