@@ -5,7 +5,8 @@
 // Admin: the platform registrations and the configuration to copy into the LMS.
 const express = require('express');
 const crypto = require('node:crypto');
-const { requireRole } = require('../shared/auth');
+const { requireRole, requireLogin } = require('../shared/auth');
+const { DEVICE_COOKIE } = require('../accounts/ratelimit');
 const { readCookie } = require('../shared/session');
 const { HttpError } = require('../shared/errors');
 const { toId } = require('../staff/form');
@@ -15,7 +16,7 @@ const views = require('./views');
 // Marks the browser that began a launch; only that browser may finish it (no login CSRF).
 const BROWSER_COOKIE = 'prutor.lti';
 
-module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration, seb, sessions, telemetry, cfg }) {
+module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration, seb, sessions, telemetry, cfg, accounts }) {
   const r = express.Router();
   const origin = (req) => `${req.protocol}://${req.get('host')}`;
   const cookieAttrs = `Path=/lti/; HttpOnly; SameSite=Lax${cfg.cookieSecure ? '; Secure' : ''}; Max-Age=900`;
@@ -54,6 +55,31 @@ module.exports = function ltiRoutes({ lti, ltiGrades, ltiRoster, ltiRegistration
     if (dl) await sessions.update(req, { lti_dl: dl });
     telemetry.record({ kind: 'login', user_id: user.id, ok: true, via: 'lti' });
     res.set('Cache-Control', 'no-store').redirect(303, landing);
+  });
+
+  // A student links the LMS identity to their own password account (their consent:
+  // its password, through the sign-in's limits), from the LMS activity /lti/link-account.
+  r.get('/link', requireLogin, async (req, res) => {
+    ui.send(res, views.linkPage(req, { can: await lti.linkable(req.session.uid) }));
+  });
+  r.post('/link', requireLogin, async (req, res) => {
+    const can = await lti.linkable(req.session.uid);
+    if (!can.ok) return ui.send(res, views.linkPage(req, { can }), 400);
+    const b = req.body || {};
+    let local;
+    try {
+      const found = await accounts.login({ username: b.username, password: b.password, ip: req.ip, deviceCookie: readCookie(req.headers.cookie, DEVICE_COOKIE) });
+      local = await lti.linkAccount(req.session.uid, found);
+    } catch (err) {
+      if (!(err instanceof HttpError)) throw err;
+      if (err.retryAfter) res.set('Retry-After', String(err.retryAfter));
+      return ui.send(res, views.linkPage(req, { can, error: err.message, username: typeof b.username === 'string' ? b.username.slice(0, 64) : '' }), err.status);
+    }
+    await sessions.revokeUser(req.session.uid);
+    req.sessionId = null;
+    await sessions.create(req, res, local);
+    telemetry.record({ kind: 'login', user_id: local.id, ok: true, via: 'lti-link' });
+    return res.redirect(303, '/home');
   });
 
   // Dynamic registration, opened by the LMS (often framed): the link's token is the

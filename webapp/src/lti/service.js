@@ -11,7 +11,7 @@ const crypto = require('node:crypto');
 const jose = require('jose');
 const { Form, fieldError } = require('../staff/form');
 const { withTx } = require('../staff/tx');
-const { badRequest, forbidden, notFound } = require('../shared/errors');
+const { badRequest, forbidden, notFound, conflict } = require('../shared/errors');
 
 const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
 const AGS_CLAIM = 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint';
@@ -54,16 +54,19 @@ function roleOf(roles) {
 }
 
 // What a launch opens, from its target_link_uri (ours, signed in the id_token):
-// /lti/event/ID or /lti/problem/ID; anything else: the home page of the role.
+// /lti/event/ID or /lti/problem/ID, /lti/link-account (a student links an account of
+// theirs here); anything else: the home page of the role.
 function targetOf(uri, origin) {
   let u;
   try { u = new URL(uri); } catch { return null; }
   if (u.origin !== origin) return null;
+  if (u.pathname === '/lti/link-account') return { kind: 'link' };
   const m = /^\/lti\/(event|problem)\/(\d{1,10})$/.exec(u.pathname);
   return m ? { kind: m[1], id: Number(m[2]) } : { kind: 'home' };
 }
 
 function landingOf(role, target) {
+  if (target.kind === 'link') return { student: '/lti/link', ta: '/grading', instructor: '/events' }[role];
   if (target.kind === 'event') return { student: `/exam/${target.id}`, ta: '/grading', instructor: `/events/${target.id}` }[role];
   if (target.kind === 'problem') return { student: '/practice', ta: '/grading', instructor: `/problems/${target.id}` }[role];
   return { student: '/home', ta: '/grading', instructor: '/events' }[role];
@@ -312,7 +315,7 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
       } else if (!link || typeof link.id !== 'string' || !link.id || link.id.length > 255) throw refuse('the token has no resource link.');
       const target = targetOf(payload[`${CLAIM}target_link_uri`], origin);
       if (!target) throw refuse('the activity\'s target is not on this site.');
-      if (target.kind !== 'home') {
+      if (target.kind === 'event' || target.kind === 'problem') {
         const t = await db.query(target.kind === 'event' ? 'SELECT id FROM events WHERE id = ?' : 'SELECT id FROM problems WHERE id = ?', [target.id]);
         if (!t[0]) throw refuse(`the activity opens ${target.kind} ${target.id}, which does not exist here.`);
       }
@@ -419,6 +422,44 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
     });
   }
 
+  // ---- linking an LMS identity to one's existing password account -----------------
+  // Only with its owner's consent: the caller proved the password (accounts.login,
+  // with its limits). The account the LMS made (no password, no code saved yet) is
+  // disabled; (issuer, sub) then signs into the local account, which joins the
+  // LMS course's section and gets its published events.
+  const LTI_HASH = '!'.repeat(60);
+  async function linkable(userId) {
+    const rows = await db.query(`SELECT l.issuer, u.password_hash = ? AS lti_made,
+        (SELECT COUNT(*) FROM code c JOIN assignments a ON a.id = c.assignment_id WHERE a.user_id = u.id) AS saved
+      FROM lti_users l JOIN users u ON u.id = l.user_id WHERE l.user_id = ?`, [LTI_HASH, userId]);
+    const r = rows[0];
+    if (!r || !r.lti_made) return { ok: false, why: 'This account was not made by an LMS launch: there is nothing to link.' };
+    if (r.saved > 0) return { ok: false, why: 'Work is already saved under the account your LMS made, so it cannot be linked any more. Ask your instructor.' };
+    return { ok: true };
+  }
+
+  async function linkAccount(ltiUserId, local) {
+    if (local.role !== 'student') throw forbidden('Only a student account can be linked to an LMS account here.');
+    if (local.id === ltiUserId || local.password_hash === LTI_HASH) throw badRequest('That is the account your LMS made; give the username of your own Prutor account.');
+    return withTx(db, async (tx) => {
+      const me = await tx.query(`SELECT u.section_id, u.password_hash FROM lti_users l JOIN users u ON u.id = l.user_id WHERE l.user_id = ? FOR UPDATE`, [ltiUserId]);
+      if (!me[0] || me[0].password_hash !== LTI_HASH) throw badRequest('This account was not made by an LMS launch: there is nothing to link.');
+      const saved = await tx.query('SELECT COUNT(*) AS n FROM code c JOIN assignments a ON a.id = c.assignment_id WHERE a.user_id = ?', [ltiUserId]);
+      if (saved[0].n > 0) throw conflict('Work is already saved under the account your LMS made, so it cannot be linked any more. Ask your instructor.');
+      const taken = await tx.query('SELECT 1 FROM lti_users WHERE user_id = ?', [local.id]);
+      if (taken[0]) throw conflict('That account is already linked to an LMS account.');
+      await tx.query('UPDATE lti_users SET user_id = ? WHERE user_id = ?', [local.id, ltiUserId]);
+      const section = me[0].section_id ?? local.section_id;
+      await tx.query('UPDATE users SET section_id = ? WHERE id = ?', [section, local.id]);
+      await tx.query('UPDATE users SET active = 0 WHERE id = ?', [ltiUserId]);
+      if (publishSql && section) {
+        const evs = await tx.query('SELECT DISTINCT sl.event_id FROM slots sl JOIN events e ON e.id = sl.event_id AND e.published_at IS NOT NULL WHERE sl.section_id = ?', [section]);
+        for (const e of evs) await tx.query(publishSql, [e.event_id]);
+      }
+      return { id: local.id, username: local.username, name: local.name, role: local.role, section_id: section };
+    });
+  }
+
   // What the staff pages of one event (scores sent, SEB) show of it.
   async function eventBrief(id) {
     const rows = /^\d{1,10}$/.test(String(id)) ? await db.query('SELECT id, title, grades_released_at FROM events WHERE id = ?', [id]) : [];
@@ -443,13 +484,14 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
   // picks: ['event:12', 'problem:3']; dl: the deep linking settings of the launch.
   // Returns { returnUrl, jwt } for the form the browser posts back to the LMS.
   async function deepLinkResponse(dl, picks, { origin }) {
-    const list = (Array.isArray(picks) ? picks : [picks]).filter((x) => typeof x === 'string' && /^(event|problem):\d{1,10}$/.test(x));
+    const list = (Array.isArray(picks) ? picks : [picks]).filter((x) => typeof x === 'string' && /^((event|problem):\d{1,10}|link:account)$/.test(x));
     if (!list.length) throw badRequest('Choose an event or a problem to add to the course.');
     if (!dl.multiple && list.length > 1) throw badRequest('This LMS adds one activity at a time: choose one.');
     const pf = (await db.query('SELECT issuer, client_id FROM lti_platforms WHERE id = ?', [dl.platformId]))[0];
     if (!pf) throw notFound('The LMS of this request is no longer registered.');
     const { events, problems } = await linkables();
     const items = list.map((x) => {
+      if (x === 'link:account') return { type: 'ltiResourceLink', title: 'Link your Prutor account', url: `${origin}/lti/link-account` };
       const [kind, id] = [x.split(':')[0], Number(x.split(':')[1])];
       if (kind === 'event') {
         const e = events.find((v) => v.id === id);
@@ -477,7 +519,7 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
   }
 
   return {
-    linkables, deepLinkResponse, eventBrief, sections,
+    linkables, deepLinkResponse, eventBrief, sections, linkable, linkAccount,
     toolKey, jwks, platforms, platform, savePlatform, deletePlatform, mapContext, beginLogin, verifyLaunch, continueLaunch,
     // for the grades sender and the roster (grades.js, roster.js)
     accessToken, dropToken, upsertAccount, db, fetchImpl, publishSql,

@@ -169,6 +169,8 @@ ${error ? ui.flash('error', error) : ''}
 ${events.length ? html`<ul class="plain">${events.map((e) => html`<li><label><input type="${type}" name="item" value="event:${e.id}"> ${e.title} <span class="muted small">${e.type}${e.published_at ? '' : ', not published'}${e.max_marks ? html`, ${Number(e.max_marks)} marks` : ''}</span></label></li>`)}</ul>` : html`<p class="empty">No events yet.</p>`}
 <h2>Practice problems</h2>
 ${problems.length ? html`<ul class="plain">${problems.map((p) => html`<li><label><input type="${type}" name="item" value="problem:${p.id}"> ${p.title} <span class="muted small">${p.category}</span></label></li>`)}</ul>` : html`<p class="empty">No practice problems.</p>`}
+<h2>Accounts</h2>
+<ul class="plain"><li><label><input type="${type}" name="item" value="link:account"> Link your Prutor account <span class="muted small">for students who already have a password account here</span></label></li></ul>
 <div class="actions"><button type="submit" class="btn primary" id="deeplink-submit">Add to the course</button></div>
 </form>`,
   });
@@ -209,4 +211,20 @@ function registeredPage(req, { error = '', name, issuer, clientId, deploymentId 
   });
 }
 
-module.exports = { registrationLinkPage, registeredPage, toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage, deepLinkPage, deepLinkReturn };
+// Linking the LMS identity to the student's own password account.
+function linkPage(req, { can, error = '', username = '' }) {
+  return layout(req, {
+    title: 'Link your Prutor account',
+    body: html`<h1>Link your Prutor account</h1>
+${error ? html`<p class="flash error" role="alert" id="link-error">${error}</p>` : ''}
+${can.ok ? html`<p>Your LMS signed you in with an account it made here. If you already have a Prutor account (a username and password from your instructor), link it: from then on your LMS signs you into that account, with its work, and the LMS-made one is closed. Only you can do this, with your password.</p>
+<form method="post" action="/lti/link" class="card form" id="link-form">
+<input type="hidden" name="_csrf" value="${req.session.csrf}">
+<div class="field"><label for="f-username">Username</label><input id="f-username" name="username" autocomplete="username" value="${username}" required></div>
+<div class="field"><label for="f-password">Password</label><input id="f-password" name="password" type="password" autocomplete="current-password" required></div>
+<div class="actions"><button type="submit" class="btn primary" id="link-submit">Link my account</button> <a class="btn" href="/home">Not now</a></div>
+</form>` : html`<p id="link-none">${can.why}</p><p><a href="/home">Home</a></p>`}`,
+  });
+}
+
+module.exports = { linkPage, registrationLinkPage, registeredPage, toolConfig, platformsPage, platformForm, platformPage, openFromLms, gradesPage, coursesPage, sebPage, deepLinkPage, deepLinkReturn };
