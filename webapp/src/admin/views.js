@@ -40,7 +40,7 @@ function knobsPage(req, { k, live = null }) {
     active: '/admin',
     scripts: [staffAsset('admin-live.js')],
     body: html`<div class="pagehead"><div><h1>Deployment</h1><p class="muted">What the running services use now (read-only). Change them with a tuning profile (tuning/) and restart or reload.</p></div>
-<div class="actions"><a class="btn primary" href="/admin/readiness" id="readiness-link">Ready for an exam?</a> <a class="btn" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a></div></div>
+<div class="actions"><a class="btn primary" href="/admin/readiness" id="readiness-link">Ready for an exam?</a> <a class="btn" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a> <a class="btn" href="/lti/admin" id="lti-platforms">LTI platforms</a></div></div>
 <div class="stats" id="knobs">
   <div class="stat"><span>HAProxy global maxconn</span><strong id="knob-haproxy-global">${dash(k.globalMaxconn)}</strong></div>
   <div class="stat"><span>HAProxy listen maxconn</span><strong id="knob-haproxy-listen">${dash(k.haproxy.frontend ? k.haproxy.frontend.maxconn : null)}</strong></div>
