@@ -55,7 +55,7 @@ SELECT w.assignment_id, w.deadline
  WHERE s.id = ?
 ON DUPLICATE KEY UPDATE due_at = LEAST(grading_queue.due_at, VALUES(due_at)), version = grading_queue.version + 1, attempts = 0`;
 
-const TARGET_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline, a.problem_id, q.max_marks,
+const TARGET_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline, a.problem_id, q.max_marks, p.template_code,
        p.updated_at AS problem_updated_at, c.code, c.save_time,
        ag.code_id AS graded_code_id, ag.final AS graded_final, ag.graded_at,
        sub.assignment_id AS has_submission, UTC_TIMESTAMP(3) AS now_utc
@@ -84,6 +84,12 @@ function autoGrade(r, max) {
       ...(c.credit !== undefined ? { credit: c.credit } : {}),
     })),
   };
+}
+
+// The same program text, but for line endings and trailing white space.
+function sameText(a, b) {
+  const norm = (x) => String(x || '').replace(/\r\n?/g, '\n').replace(/[ \t]+$/gm, '').trimEnd();
+  return norm(a) === norm(b);
 }
 
 // How busy the host's CPUs are, in percent: PSI when the kernel has it, else the load
@@ -224,7 +230,9 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
       } else if (final) {
         await db.query('UPDATE auto_grades SET final = 1, source = ? WHERE assignment_id = ?', [t.source, assignmentId]);
       }
-      if (final && t.source === 'deadline' && !t.has_submission) {
+      // the untouched template (stored by an Evaluate or Run on a question never edited) is
+      // graded, but not submitted in the student's name: they handed nothing in
+      if (final && t.source === 'deadline' && !t.has_submission && !sameText(t.code, t.template_code)) {
         await db.query('INSERT IGNORE INTO submissions (assignment_id, code_id, submitted_at, automatic) VALUES (?, ?, ?, 1)',
           [assignmentId, t.code_id, t.save_time]);
       }

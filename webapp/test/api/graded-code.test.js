@@ -70,3 +70,20 @@ test('a save arriving just after the deadline is stored as late work, never grad
   const page = await instr.get(`/grading/a/${aid}`);
   assert.match(page.text, /id="late-work"[\s\S]*the last autosave, 30 s late/);
 });
+
+test('an untouched template stored by Evaluate is graded but never submitted in the student\'s name', { timeout: 120000 }, async (t) => {
+  t.after(() => dbh.close());
+  const { sectionId, users } = await ex.makeSection(2);
+  const problemId = await ex.makeProblem();
+  const exam = await ex.makeExam({ title: 'Untouched', sectionId, problemId, startSec: -600, stopSec: 4 });
+  const [untouched, worked] = await Promise.all(users.map((u) => ex.assignment(exam.eventId, u)));
+  // what an Evaluate on a never-edited question stores (the template, CRLF and all), and real work
+  await dbh.q("INSERT INTO code (assignment_id, save_trigger, code) VALUES (?, 'evaluate', ?)", [untouched, ex.TEMPLATE.replace(/\n/g, '\r\n')]);
+  await dbh.q("INSERT INTO code (assignment_id, save_trigger, code) VALUES (?, 'manual', ?)", [worked, ex.BUGGY]);
+  // the grader sweeps the schedule at its stop and finalises both
+  await ex.until(async () => (await dbh.q('SELECT COUNT(*) AS n FROM auto_grades WHERE assignment_id IN (?, ?) AND final = 1', [untouched, worked]))[0].n === 2,
+    { timeoutMs: 90000, what: 'both graded at the deadline' });
+  const subs = await dbh.q('SELECT assignment_id, automatic FROM submissions WHERE assignment_id IN (?, ?)', [untouched, worked]);
+  assert.deepEqual(subs.map((s) => [s.assignment_id, s.automatic]), [[worked, 1]], 'only the real work is submitted automatically');
+  assert.equal(Number((await dbh.q('SELECT score FROM assignments WHERE id = ?', [untouched]))[0].score), 0);
+});
