@@ -227,6 +227,9 @@ function onSessionLost(retryTrigger) {
         dlg.close();
         banner('Signed in again. Saving your code…', 'info');
         await save(state.retry === 'auto' ? 'manual' : state.retry).catch(() => {});
+        // signed in again: the session banner goes (unless the save itself had something to say)
+        const b = $('#closed-banner');
+        if (!sessionLost && !closed && !paused && b.className === 'banner info' && /^Signed in again/.test(b.textContent)) b.hidden = true;
       } catch { err.textContent = 'No connection to the server. Try again in a moment; your code is kept here.'; err.hidden = false; }
     } },
     el('h2', { id: 'signin-title' }, 'Sign in again to save'),

@@ -170,6 +170,8 @@ test('exam screens', { skip: !chromiumPath() && 'chromium is not installed', tim
     await other.goto(`${BASE}/home`);
     await Promise.all([other.waitForURL(/\/accounts\/login/), other.click('#logout')]);
     await other.close();
+    // the notices' poll says the session ended (issue 30: and keeps polling)
+    await page.locator('#session-ended').waitFor({ timeout: 30000 });
     await page.click('#btn-save');
     const dlg = page.locator('#signin-dialog');
     await dlg.waitFor();
@@ -180,6 +182,9 @@ test('exam screens', { skip: !chromiumPath() && 'chromium is not installed', tim
     await page.locator('#save-state', { hasText: /^Saved/ }).waitFor({ timeout: 15000 });
     const latest = await dbh.q('SELECT code FROM code WHERE assignment_id = ? ORDER BY id DESC LIMIT 1', [id]);
     assert.equal(latest[0].code, mine);
+    // signed in again: no red banner stays, and the notices come back without a reload
+    assert.equal(await page.locator('#closed-banner').isHidden(), true);
+    await page.locator('#session-ended').waitFor({ state: 'hidden', timeout: 30000 });
     await c.close();
   });
 
