@@ -96,6 +96,29 @@ final class Environments
     }
 
     /**
+     * A run line's sizes from its limits, for runtimes that size their own memory (a JVM):
+     * {heap_mb} and {stack_mb}. Where a memory cgroup binds the run, the heap may be the
+     * whole limit (the cgroup answers memory_limit as for C); where only RLIMIT_AS binds, the
+     * JVM's own reservations (code cache, class space, thread stacks, malloc arenas: about
+     * RUNTIME_RESERVE_MB measured) must fit beside the heap, or it does not start.
+     * The thread stack is 1/32 of the limit, 1 to 16 MB (Jobe's Java has 8 MB, at 256 MB).
+     *
+     * @param list<string> $argv
+     * @param array<string, int> $limits
+     * @return list<string>
+     */
+    public static function sizeArgv(array $argv, array $limits, bool $memoryCgroup): array
+    {
+        $mb = intdiv((int) ($limits['MEMORY_KB'] ?? 262144), 1024);
+        $heap = $memoryCgroup ? $mb : $mb - self::RUNTIME_RESERVE_MB;
+        $sizes = ['{heap_mb}' => (string) max(16, $heap), '{stack_mb}' => (string) max(1, min(16, intdiv($mb, 32)))];
+        return array_map(static fn (string $a): string => strtr($a, $sizes), $argv);
+    }
+
+    /** The address space a JVM reserves beside its heap (engine/README.md, Java: 320 MB failed, 384 MB started). */
+    private const RUNTIME_RESERVE_MB = 352;
+
+    /**
      * @param array<mixed> $line
      * @param array<string, array<mixed>> $lists elements replaced by a list of arguments
      * @param array<string, string> $names placeholders replaced inside an argument

@@ -54,13 +54,24 @@ final class Runner
     public static function hash(array $env, string $code, array $files = []): string
     {
         ksort($files);
-        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env), self::BINARY))
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env, $code), self::BINARY))
             . "\0" . $code . ($files ? "\0" . json_encode(array_map(static fn (string $f): string => hash('sha256', $f), $files)) : ''));
     }
 
-    /** @param array<string, mixed> $env */
-    private static function sourceName(array $env): string
+    /**
+     * The source file's name: the environment's, or where it has "source_filename_from" (a
+     * pattern whose first group names the file, e.g. Java's public class with a main method)
+     * that name plus the source extension when the pattern matches exactly once, as Jobe
+     * names a Java source after its class.
+     *
+     * @param array<string, mixed> $env
+     */
+    public static function sourceName(array $env, string $code): string
     {
+        $from = $env['source_filename_from'] ?? null;
+        if (is_string($from) && preg_match_all('/' . str_replace('/', '\\/', $from) . '/s', $code, $m) === 1) {
+            return $m[1][0] . (string) ($env['source_ext'] ?? '');
+        }
         return (string) ($env['source_filename'] ?? 'main' . (string) ($env['source_ext'] ?? '.c'));
     }
 
@@ -139,7 +150,8 @@ final class Runner
             try {
                 if ($this->cached($base, $h, $t0) === null) {
                     $cmd = $this->placeSource($slot, $env, $code, []);
-                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits, $argv, $input, $meanwhile);
+                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits,
+                        Environments::sizeArgv($argv, $limits, $this->memoryCgroup($slot)), $input, $meanwhile);
                     if ($r !== null) {
                         Metrics::inc('gcc');
                         Metrics::inc('compile_run');
@@ -161,6 +173,12 @@ final class Runner
         return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv, meanwhile: $meanwhile) : null];
     }
 
+    /** Whether the sandbox's memory cgroup binds a run here (else only RLIMIT_AS does). */
+    private function memoryCgroup(int $slot): bool
+    {
+        return in_array($this->box->cgroups($slot), ['v1', 'v2'], true);
+    }
+
     /**
      * Empties the slot, writes the source (and support files) and returns the compile command.
      *
@@ -172,7 +190,7 @@ final class Runner
     {
         $this->box->clean($slot);
         $wd = $this->box->workdir($slot);
-        $src = self::sourceName($env);
+        $src = self::sourceName($env, $code);
         self::putFiles($wd, $files);
         file_put_contents($wd . '/' . $src, $code);
         $cmd = [];
@@ -301,6 +319,7 @@ final class Runner
             chmod($prog, 0755);
         }
         Metrics::inc('run');
+        $argv = Environments::sizeArgv($argv, $limits, $this->memoryCgroup($slot));
         return self::runResult($this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation, $meanwhile), $limits);
     }
 

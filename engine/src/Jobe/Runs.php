@@ -91,8 +91,12 @@ final class Runs
             return [200, self::result(self::SERVER_OVERLOAD), []];
         }
         $jobe = (array) ($env['jobe'] ?? []);
-        $env['source_filename'] = $sourceName !== '' && $sourceName !== Runner::BINARY ? $sourceName
-            : (string) ($jobe['source_filename'] ?? $env['source_filename'] ?? 'prog');
+        if ($sourceName !== '' && $sourceName !== Runner::BINARY) {
+            $env['source_filename'] = $sourceName;
+            unset($env['source_filename_from']); // the caller's name wins over the class name in the source
+        } else {
+            $env['source_filename'] = (string) ($jobe['source_filename'] ?? $env['source_filename'] ?? 'prog');
+        }
         foreach (['compile_args' => 'compileargs', 'link_args' => 'linkargs', 'interpreter_args' => 'interpreterargs'] as $k => $p) {
             $args = Args::split($params[$p] ?? null) ?? Args::split($jobe[$k] ?? null) ?? Args::split($env[$k] ?? []);
             $env[$k] = $args ?? [];
@@ -111,7 +115,12 @@ final class Runs
             } else {
                 // Jobe's memorylimit bounds the address space (a 2000 MB malloc fails); the sandbox's
                 // memory cgroup bounds what the whole run really uses
-                $argv = ['/usr/bin/prlimit', '--as=' . ($limits['MEMORY_KB'] * 1024), '--', ...Environments::runArgv($env, Runner::BINARY, $runArgs)];
+                // a JVM or V8 reserves far more address space than it uses: Jobe disregards the
+                // memory limit of Java, CodeRunner asks 1000 GB for Node; the cgroup still binds
+                $argv = Environments::runArgv($env, Runner::BINARY, $runArgs);
+                if (($jobe['address_space_limit'] ?? true) !== false) {
+                    $argv = ['/usr/bin/prlimit', '--as=' . ($limits['MEMORY_KB'] * 1024), '--', ...$argv];
+                }
                 $r = $runner->run((string) $cr['binary'], $input, $limits, $argv, $files, 'compile');
                 $out = self::result(self::outcome($r['verdict'], $r['stderr'], $r['signal']), '', $r['stdout'], $r['stderr']);
             }
