@@ -97,6 +97,9 @@ final class Runs
         } else {
             $env['source_filename'] = (string) ($jobe['source_filename'] ?? $env['source_filename'] ?? 'prog');
         }
+        if (is_array($jobe['compile'] ?? null)) {
+            $env['compile'] = $jobe['compile']; // Jobe's own compile step (Node.js: a copy, no syntax check)
+        }
         foreach (['compile_args' => 'compileargs', 'link_args' => 'linkargs', 'interpreter_args' => 'interpreterargs'] as $k => $p) {
             $args = Args::split($params[$p] ?? null) ?? Args::split($jobe[$k] ?? null) ?? Args::split($env[$k] ?? []);
             $env[$k] = $args ?? [];
