@@ -1,5 +1,5 @@
 'use strict';
-const { html } = require('../shared/html');
+const { html, jsonForScript } = require('../shared/html');
 const { time } = require('../shared/format');
 const { renderMarkdown } = require('../shared/markdown');
 const ui = require('../staff/ui');
@@ -38,16 +38,18 @@ function problemFields(req, f, envs) {
     ${ui.textarea(f, 'solution_code', 'Reference solution', { rows: 10, mono: true, required: true })}
   </div>
   <div class="grid4">
-    ${ui.select(f, 'env', 'Environment', envs.map((e) => ({ value: e.slug, label: e.name })), { def: 'c' })}
+    ${ui.select(f, 'env', 'Environment', envs.map((e) => ({ value: e.slug, label: e.name })), { def: 'c', attrs: { 'data-templates': 'env-templates' } })}
     ${ui.input(f, 'time_limit_ms', 'Time limit (ms)', { type: 'number', def: '2000', attrs: { min: 100, max: 60000 } })}
     ${ui.input(f, 'memory_limit_mb', 'Memory limit (MB)', { type: 'number', def: '256', attrs: { min: 8, max: 4096 } })}
     ${ui.select(f, 'compare_mode', 'Output comparison', [{ value: 'trim', label: 'Ignore trailing whitespace' }, { value: 'exact', label: 'Exact' }])}
   </div>
-  ${ui.checkbox(f, 'is_practice', 'Offer as a practice problem', { help: 'Practice problems are listed on the students\' practice page.' })}`;
+  ${ui.checkbox(f, 'is_practice', 'Offer as a practice problem', { help: 'Practice problems are listed on the students\' practice page.' })}
+  <script type="application/json" id="env-templates">${jsonForScript(Object.fromEntries(envs.map((e) => [e.slug, e.template])))}</script>`;
 }
 
 function newPage(req, { envs, form = {} }) {
-  const f = form.values ? form : { values: { template_code: (envs[0] && envs[0].template) || '' } };
+  const first = envs.find((e) => e.slug === 'c') || envs[0];
+  const f = form.values ? form : { values: { env: first && first.slug, template_code: (first && first.template) || '' } };
   return ui.page(req, {
     title: 'New problem',
     active: '/problems',

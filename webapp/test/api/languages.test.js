@@ -1,7 +1,8 @@
 'use strict';
-// An instructor writes problems in each language the engine offers (C, C++, Python 3):
-// the problem form offers them, the reference solution of each passes its test cases
-// through the real engine, and a language the engine does not offer is refused.
+// An instructor writes problems in each language the engine offers (C, C++, Python 3, Java,
+// JavaScript, PHP, Pascal): the problem form offers them with a template each, the reference
+// solution of each passes its test cases through the real engine, and a language the engine
+// does not offer is refused.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { TAG, as, postJson } = require('../helpers/staff');
@@ -11,7 +12,12 @@ const SOLUTIONS = {
   c: '#include <stdio.h>\nint main(void){long a,b;if(scanf("%ld %ld",&a,&b)!=2)return 1;printf("%ld\\n",a*b);return 0;}\n',
   cpp: '#include <iostream>\nint main(){long a,b;std::cin>>a>>b;std::cout<<a*b<<"\\n";}\n',
   python3: 'a, b = map(int, input().split())\nprint(a * b)\n',
+  java: 'import java.util.Scanner;\npublic class Product {\n  public static void main(String[] args) {\n    Scanner in = new Scanner(System.in);\n    System.out.println(in.nextLong() * in.nextLong());\n  }\n}\n',
+  nodejs: "const [a, b] = require('fs').readFileSync(0, 'utf8').trim().split(/\\s+/).map(Number);\nconsole.log(a * b);\n",
+  php: '<?php\n[$a, $b] = array_map(\'intval\', preg_split(\'/\\s+/\', trim(stream_get_contents(STDIN))));\necho $a * $b, "\\n";\n',
+  pascal: 'program Product;\nvar a, b: int64;\nbegin\n  readln(a, b);\n  writeln(a * b);\nend.\n',
 };
+const NAMES = { c: 'C (gcc)', cpp: 'C++ (g++)', python3: 'Python 3', java: 'Java 17 (OpenJDK)', nodejs: 'JavaScript (Node.js)', php: 'PHP 8.2 (CLI)', pascal: 'Pascal (Free Pascal)' };
 
 let instr;
 const made = [];
@@ -24,12 +30,22 @@ test.after(async () => {
   await dbh.close();
 });
 
-test('the problem form offers C, C++ and Python 3', async () => {
+test('the problem form offers every language, each with its template', async () => {
   const page = await instr.get('/problems/new');
   assert.equal(page.status, 200);
-  for (const [slug, label] of [['c', 'C (gcc)'], ['cpp', 'C++ (g++)'], ['python3', 'Python 3']]) {
-    assert.match(page.text, new RegExp(`<option value="${slug}"[^>]*>${label.replace(/[()+]/g, '\\$&')}</option>`));
+  for (const [slug, label] of Object.entries(NAMES)) {
+    assert.match(page.text, new RegExp(`<option value="${slug}"[^>]*>${label.replace(/[()+.]/g, '\\$&')}</option>`));
   }
+  // the templates the form switches between (client/app.js), as data, never as script
+  const json = /<script type="application\/json" id="env-templates">([^<]*)<\/script>/.exec(page.text);
+  assert.ok(json, 'the form carries the templates');
+  const templates = JSON.parse(json[1]);
+  assert.match(templates.java, /public class Main/);
+  assert.match(templates.python3, /def main/);
+  assert.match(templates.php, /^<\?php/);
+  assert.match(page.text, /<select id="f-env" name="env"[^>]*data-templates="env-templates"/);
+  // a new problem starts as C with C's template
+  assert.match(page.text, /<option value="c" selected>/);
 });
 
 for (const env of Object.keys(SOLUTIONS)) {
