@@ -10,7 +10,8 @@
 # Idempotent: rebuilt only when the JDK or these sources change. Run as root.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=${ENGINE_JAVA_HOME:-/usr/local/lib/prutor-java}
+# fixed: nosql/environments.json and the sandbox's managed profile (sandbox/src/syscalls.h) name it
+OUT=/usr/local/lib/prutor-java
 JDK=/usr/lib/jvm/java-17-openjdk-amd64
 [ -x "$JDK/bin/jlink" ] || JDK=$(dirname "$(dirname "$(readlink -f /usr/bin/javac)")")
 sum=$( (echo "$OUT"; cat "$JDK/release" "$HERE/PrutorJavac.java" "$HERE/Sample.java" "$HERE/install.sh") | sha256sum | cut -c1-64)
