@@ -17,6 +17,9 @@ if [ -n "$need" ]; then
   echo "engine/install.sh: installing$need"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # the JRE's postinst links its man pages there, and slim images have no such folder
+  # (Debian bug 863199: openjdk fails to configure)
+  mkdir -p /usr/share/man/man1
   # shellcheck disable=SC2086
   apt-get install -y --no-install-recommends $need
 fi
