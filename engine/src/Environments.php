@@ -68,17 +68,44 @@ final class Environments
     /**
      * The compile argv: the environment's "compile" line with {compileargs} and {linkargs}
      * replaced by its compile_args / link_args (each element one argument), {source}
-     * by the source file's name and {binary} by the program's.
+     * by the source file's name and {binary} by the program's. $moreSources (a problem's
+     * support sources, e.g. the instructor's main.c) follow the source where the environment
+     * compiles several ("several_sources": C, C++).
      *
      * @param array<string, mixed> $env
+     * @param list<string> $moreSources
      * @return list<string>
      */
-    public static function compileArgv(array $env, string $source, string $binary): array
+    public static function compileArgv(array $env, string $source, string $binary, array $moreSources = []): array
     {
-        return self::expand((array) $env['compile'], [
+        $line = [];
+        foreach ((array) $env['compile'] as $arg) {
+            $line[] = $arg;
+            if ($arg === '{source}' && ($env['several_sources'] ?? false) === true) {
+                array_push($line, ...$moreSources);
+            }
+        }
+        return self::expand($line, [
             '{compileargs}' => (array) ($env['compile_args'] ?? []),
             '{linkargs}' => (array) ($env['link_args'] ?? []),
         ], ['{source}' => $source, '{binary}' => $binary]);
+    }
+
+    /**
+     * The support files compiled with the source: those with the environment's source
+     * extension, in name order.
+     *
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files
+     * @return list<string>
+     */
+    public static function moreSources(array $env, array $files): array
+    {
+        $ext = (string) ($env['source_ext'] ?? '');
+        $names = array_values(array_filter(array_map('strval', array_keys($files)),
+            static fn (string $n): bool => $ext !== '' && str_ends_with($n, $ext)));
+        sort($names);
+        return $names;
     }
 
     /**

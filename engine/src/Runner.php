@@ -132,16 +132,18 @@ final class Runner
      * @param list<string> $argv the run's command (Environments::runArgv)
      * @param ?Meanwhile $meanwhile the request's own work, done during the compile-run's launch
      *        or the cached binary's run where there is one (the caller invokes it afterwards too)
+     * @param array<string, string> $files the problem's support files (ProblemFiles)
      * @return array{0: array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}, 1: ?array<string, mixed>}
      */
-    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv, ?Meanwhile $meanwhile = null): array
+    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv, ?Meanwhile $meanwhile = null, array $files = []): array
     {
         $t0 = hrtime(true);
-        $h = self::hash($env, $code);
+        $h = self::hash($env, $code, $files);
         $base = $this->c->cacheDir . '/' . $h;
         $fresh = !is_file($base . '.bin') && !is_file($base . '.err');
         $slot = $fresh ? $this->slot() : null;
-        if ($slot !== null && $this->isolation === 'ns') {
+        // the combined launch gives the run a /box with the binary only: support files need two
+        if ($slot !== null && $this->isolation === 'ns' && $files === []) {
             $lock = fopen($this->c->cacheDir . '/.lock' . substr($h, 0, 2), 'c');
             if ($lock === false) {
                 throw new HttpError(500, 'the engine cannot lock its binary cache');
@@ -169,8 +171,24 @@ final class Runner
                 fclose($lock);
             }
         }
-        $cr = $this->compile($env, $code);
-        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv, meanwhile: $meanwhile) : null];
+        $cr = $this->compile($env, $code, $files);
+        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv, self::runFiles($env, $files), meanwhile: $meanwhile) : null];
+    }
+
+    /**
+     * The support files a run sees: all but the sources compiled into the program (the
+     * instructor's main.c is in the binary; a data file or a Python module is read at run time).
+     *
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files
+     * @return array<string, string>
+     */
+    public static function runFiles(array $env, array $files): array
+    {
+        if (($env['several_sources'] ?? false) !== true) {
+            return $files;
+        }
+        return array_diff_key($files, array_flip(Environments::moreSources($env, $files)));
     }
 
     /** Whether the sandbox's memory cgroup binds a run here (else only RLIMIT_AS does). */
@@ -191,10 +209,11 @@ final class Runner
         $this->box->clean($slot);
         $wd = $this->box->workdir($slot);
         $src = self::sourceName($env, $code);
+        unset($files[$src]); // the student's file is the student's, whatever a support file is called
         self::putFiles($wd, $files);
         file_put_contents($wd . '/' . $src, $code);
         $cmd = [];
-        foreach (Environments::compileArgv($env, $src, self::BINARY) as $i => $arg) {
+        foreach (Environments::compileArgv($env, $src, self::BINARY, Environments::moreSources($env, $files)) as $i => $arg) {
             if ($i === 0 && $arg[0] !== '/') {
                 $arg = '/usr/bin/' . $arg;
             }

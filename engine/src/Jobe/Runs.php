@@ -97,6 +97,7 @@ final class Runs
         } else {
             $env['source_filename'] = (string) ($jobe['source_filename'] ?? $env['source_filename'] ?? 'prog');
         }
+        $env['several_sources'] = false; // Jobe compiles the named source only (support sources are #included)
         if (is_array($jobe['compile'] ?? null)) {
             $env['compile'] = $jobe['compile']; // Jobe's own compile step (Node.js: a copy, no syntax check)
         }

@@ -187,6 +187,65 @@ final class LanguagesTest extends TestCase
         $this->assertSame([15, "ok\n"], [$r['outcome'], $r['stdout']], json_encode($r));
     }
 
+    /**
+     * Programs of several files: a C problem gives a header, the instructor's main (harness.c)
+     * around the student's function, and a data file its main reads; the student writes only
+     * the function. Compile, execute and evaluate all see them; the student's own file wins
+     * over a support file of its name; a student without the function fails at the link.
+     */
+    public function testATwoFileCQuestionGivesTheMainAndTheStudentWritesTheFunction(): void
+    {
+        $f = self::f();
+        $db = $f->db;
+        $db->prepare("INSERT INTO problems (title, statement_md, env, template_code, solution_code, time_limit_ms, memory_limit_kb, compare_mode)
+            VALUES (?, 'Write scale().', 'c', '', '', 1000, 65536, 'trim')")->execute([$f->tag . ' two files']);
+        $pid = (int) $db->lastInsertId();
+        try {
+            $files = [
+                'scale.h' => "#ifndef SCALE_H\n#define SCALE_H\nlong scale(long x);\n#endif\n",
+                'harness.c' => "#include <stdio.h>\n#include \"scale.h\"\nint main(void) {\n  long x, k = 0;\n  FILE *d = fopen(\"factor.txt\", \"r\");\n"
+                    . "  if (!d || fscanf(d, \"%ld\", &k) != 1) { puts(\"no data\"); return 1; }\n  while (scanf(\"%ld\", &x) == 1) printf(\"%ld\\n\", k * scale(x));\n  return 0;\n}\n",
+                'factor.txt' => "10\n",
+                'main.c' => "this is not C: the student's file of this name is the one compiled\n",
+            ];
+            foreach ($files as $name => $contents) {
+                $db->prepare('INSERT INTO problem_files (problem_id, name, contents) VALUES (?, ?, ?)')->execute([$pid, $name, $contents]);
+            }
+            foreach ([[1, "3\n", "60\n", 'visible'], [2, "-1 4\n", "-20\n80\n", 'hidden']] as [$pos, $in, $out, $vis]) {
+                $db->prepare('INSERT INTO test_cases (problem_id, position, input, expected_output, visibility, weight) VALUES (?, ?, ?, ?, ?, 1)')
+                    ->execute([$pid, $pos, $in, $out, $vis]);
+            }
+            $db->prepare("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 't')")->execute([$f->ids['student'], $pid]);
+            $aid = (int) $db->lastInsertId();
+            $student = "#include \"scale.h\"\nlong scale(long x) { return 2 * x; } /* {$f->tag} */\n";
+
+            $r = $f->call('POST', '/compile', ['assignment_id' => $aid, 'code' => $student]);
+            $this->assertSame([200, true], [$r['status'], $r['json']['compiled'] ?? null], $r['raw']);
+            $r = $f->call('POST', '/execute', ['assignment_id' => $aid, 'code' => $student, 'input' => "5 7\n"]);
+            $this->assertSame(['accepted', "100\n140\n"], [$r['json']['verdict'] ?? null, $r['json']['stdout'] ?? null], $r['raw']);
+            $r = $f->call('POST', '/evaluate', ['assignment_id' => $aid, 'code' => $student]);
+            $this->assertSame(['accepted', 2], [$r['json']['verdict'] ?? null, count(array_filter($r['json']['cases'] ?? [], static fn ($c) => $c['passed']))], $r['raw']);
+            $r = $f->call('POST', '/evaluate', ['problem_id' => $pid, 'code' => $student], 'staff');
+            $this->assertSame('accepted', $r['json']['verdict'] ?? null, $r['raw']);
+
+            $r = $f->call('POST', '/compile', ['assignment_id' => $aid, 'code' => "/* no scale() {$f->tag} */\nint unrelated;\n"]);
+            $this->assertFalse($r['json']['compiled'], $r['raw']);
+            $this->assertStringContainsString('scale', (string) $r['json']['raw'], 'the link names the missing function');
+            // a support file changed by staff (updated_at touched) is what the next compile uses
+            $db->prepare("UPDATE problem_files SET contents = '3' WHERE problem_id = ? AND name = 'factor.txt'")->execute([$pid]);
+            $db->prepare('UPDATE problems SET updated_at = UTC_TIMESTAMP(3) + INTERVAL 1 SECOND WHERE id = ?')->execute([$pid]);
+            $r = $f->call('POST', '/execute', ['assignment_id' => $aid, 'code' => $student, 'input' => "5\n"]);
+            $this->assertSame("30\n", $r['json']['stdout'] ?? null, $r['raw']);
+        } finally {
+            foreach (['evaluations', 'executions', 'compilations'] as $t) {
+                $db->prepare("DELETE x FROM $t x JOIN assignments a ON a.id = x.assignment_id WHERE a.problem_id = ?")->execute([$pid]);
+            }
+            $db->prepare('DELETE c FROM code c JOIN assignments a ON a.id = c.assignment_id WHERE a.problem_id = ?')->execute([$pid]);
+            $db->prepare('DELETE FROM assignments WHERE problem_id = ?')->execute([$pid]);
+            $db->prepare('DELETE FROM problems WHERE id = ?')->execute([$pid]);
+        }
+    }
+
     /** @return array<string, array{0: string, 1: list<string>, 2: string}> Java source, verdicts allowed, what must not be in stdout */
     public static function hostileJava(): array
     {
