@@ -125,7 +125,8 @@ function problemPage(req, { p, tests, envs, form = {}, testForm, flash, error, c
     active: '/problems',
     body: html`${ui.crumbs([{ href: '/problems', label: 'Problems' }, { label: p.title }])}
 ${head(html`${p.title} ${p.is_practice ? html`<span class="tag tag-practice">practice</span>` : ''}${p.archived_at ? html` <span class="pill" id="archived">archived</span>` : ''}`, html`${p.category || 'no category'} · ${p.env} · ${p.time_limit_ms} ms · ${Math.round(p.memory_limit_kb / 1024)} MB · updated ${time(p.updated_at)}`,
-    html`${ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' })}
+    html`<a class="btn" href="/problems/${p.id}/files" id="support-files-link">Support files</a>
+    ${ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' })}
     ${p.archived_at ? ui.actionForm(req, `/problems/${p.id}/unarchive`, 'Restore', { cls: 'btn', id: 'unarchive-problem' })
     : ui.actionForm(req, `/problems/${p.id}/archive`, 'Archive', { cls: 'btn', id: 'archive-problem', confirm: 'Archive this problem? It disappears from the lists and from new events; nothing is deleted.' })}
     ${ui.actionForm(req, `/problems/${p.id}/delete`, 'Delete', { cls: 'btn danger', id: 'delete-problem', confirm: 'Delete this problem and its test cases for good?' })}`)}

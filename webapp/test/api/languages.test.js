@@ -73,3 +73,42 @@ test('a language the engine does not offer is refused', async () => {
   });
   assert.equal(r.status, 400, r.text);
 });
+
+test('programs of several files: staff give a C problem its main and a header, the reference solution is only the function', async () => {
+  const p = await postJson(instr, '/problems', {
+    title: `Two files ${TAG}`, category: 'test', statement_md: 'Write twice().', env: 'c', template_code: '',
+    solution_code: '#include "twice.h"\nlong twice(long x) { return 2 * x; }\n', time_limit_ms: '2000', memory_limit_mb: '64', compare_mode: 'trim',
+  });
+  assert.equal(p.status, 201, p.text);
+  made.push(p.json.id);
+  const files = `/problems/${p.json.id}/files`;
+  const put = (body) => postJson(instr, files, body);
+  assert.equal((await put({ name: 'twice.h', contents: 'long twice(long x);\n', shown_to_students: '1' })).status, 201);
+  assert.equal((await put({ name: 'harness.c', contents: '#include <stdio.h>\n#include "twice.h"\nint main(void){long x; while (scanf("%ld",&x)==1) printf("%ld\\n", twice(x)); return 0;}\n' })).status, 201);
+  // refused, each with its sentence: the student's own file, the program, a path, too many bytes
+  for (const [body, why] of [[{ name: 'main.c', contents: 'x' }, /student's own file/], [{ name: 'prog', contents: 'x' }, /compiled program/],
+    [{ name: '../etc/passwd', contents: 'x' }, /file name/], [{ name: 'big.txt', contents: 'x'.repeat(64 * 1024 + 1) }, /at most 64 KiB/]]) {
+    const r = await put(body);
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.text, why);
+  }
+  assert.equal((await postJson(instr, `/problems/${p.json.id}/tests`, { input: '21', expected_output: '42', visibility: 'visible', weight: '1' })).status, 201);
+  const r = await postJson(instr, `/problems/${p.json.id}/check`, {});
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.verdict, 'accepted', r.text);
+  const page = await instr.get(files);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<code>harness\.c<\/code>/);
+  // deleting the harness leaves the function without a main: the check now fails to link
+  const [{ id }] = await dbh.q("SELECT id FROM problem_files WHERE problem_id = ? AND name = 'harness.c'", [p.json.id]);
+  assert.equal((await postJson(instr, `${files}/${id}/delete`, {})).status, 200);
+  const after = await postJson(instr, `/problems/${p.json.id}/check`, {});
+  assert.equal(after.json.verdict, 'compilation_error', after.text);
+});
+
+test('a student cannot reach the support files pages', async () => {
+  const student = await as('student01');
+  const [p] = await dbh.q('SELECT id FROM problems ORDER BY id LIMIT 1');
+  assert.equal((await student.get(`/problems/${p.id}/files`)).status, 403);
+  assert.equal((await postJson(student, `/problems/${p.id}/files`, { name: 'x.txt', contents: 'x' })).status, 403);
+});
