@@ -32,7 +32,7 @@ rm -rf "$OUT.old"
 [ ! -e "$OUT" ] || mv "$OUT" "$OUT.old"
 mkdir -p "$OUT"
 mv "$tmp/jdk" "$tmp/prutor-javac.jar" "$OUT/"
-(cd "$tmp/sample" && "$OUT/jdk/bin/java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ArchiveClassesAtExit="$OUT/javac.jsa" \
+(cd "$tmp/sample" && "$OUT/jdk/bin/java" -Djava.io.tmpdir="$tmp" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:ArchiveClassesAtExit="$OUT/javac.jsa" \
   -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$OUT/prutor-javac.jar" PrutorJavac prog Sample.java)
 chmod -R a+rX "$OUT"
 rm -rf "$OUT.old"
