@@ -4,7 +4,9 @@
 // and the Java template, an exam open now) is written to MariaDB and removed after. The
 // student signs in, opens the question, starts from the template, sees Java highlighting,
 // compiles (javac's error on its line), fixes it, runs with input, evaluates and submits;
-// the automatic grader gives it full marks. Needs the whole stack and a JDK (engine/java).
+// the automatic grader gives it full marks. Then staff: on a new problem the template follows
+// the chosen language (client/app.js) until staff write their own. Needs the whole stack and a
+// JDK (engine/java).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { launch, chromiumPath } = require('../helpers/browser');
@@ -126,6 +128,26 @@ test('a student sits a Java exam question in the browser', { skip: !chromiumPath
     assert.equal(Number(graded.score), 10, 'full marks');
     const [sub] = await q("SELECT code FROM code WHERE assignment_id = ? AND save_trigger = 'submit' ORDER BY id DESC LIMIT 1", [f.assignmentId]);
     assert.match(sub.code, /instanceof Long/);
+  });
+
+  await t.test('staff: on a new problem the template follows the language until staff write their own', async () => {
+    // the same browser profile, after the student's part: the student's cookie goes first
+    await browser.context.clearCookies();
+    const sp = await browser.context.newPage();
+    await sp.goto(`${BASE}/accounts/login`);
+    await sp.fill('#username', 'instructor');
+    await sp.fill('#password', 'prutor-demo');
+    await Promise.all([sp.waitForURL(/\/home$/), sp.click('button[type=submit]')]);
+    await sp.goto(`${BASE}/problems/new`);
+    assert.match(await sp.inputValue('#f-template_code'), /int main\(void\)/);
+    await sp.selectOption('#f-env', 'java');
+    assert.match(await sp.inputValue('#f-template_code'), /public class Main/);
+    await sp.selectOption('#f-env', 'python3');
+    assert.match(await sp.inputValue('#f-template_code'), /def main\(\):/);
+    await sp.fill('#f-template_code', '# my own start\n');
+    await sp.selectOption('#f-env', 'java');
+    assert.equal(await sp.inputValue('#f-template_code'), '# my own start\n', "staff's own template is kept");
+    await sp.close();
   });
 
   assert.deepEqual(consoleErrors, []);
