@@ -128,7 +128,9 @@ final class Environments
      * whole limit (the cgroup answers memory_limit as for C); where only RLIMIT_AS binds, the
      * JVM's own reservations (code cache, class space, thread stacks, malloc arenas: about
      * RUNTIME_RESERVE_MB measured) must fit beside the heap, or it does not start.
-     * The thread stack is 1/32 of the limit, 1 to 16 MB (Jobe's Java has 8 MB, at 256 MB).
+     * The thread stack (every Java thread's, the main one's too) is 1/32 of the limit, 1 to
+     * 16 MB (Jobe's Java has 8 MB, at 256 MB); under RLIMIT_AS only 1/128, 1 to 4 MB (8 MB
+     * stacks for the JVM's half-dozen threads did not fit in 512 MB beside a 160 MB heap).
      *
      * @param list<string> $argv
      * @param array<string, int> $limits
@@ -138,7 +140,8 @@ final class Environments
     {
         $mb = intdiv((int) ($limits['MEMORY_KB'] ?? 262144), 1024);
         $heap = $memoryCgroup ? $mb : $mb - self::RUNTIME_RESERVE_MB;
-        $sizes = ['{heap_mb}' => (string) max(16, $heap), '{stack_mb}' => (string) max(1, min(16, intdiv($mb, 32)))];
+        $stack = $memoryCgroup ? max(1, min(16, intdiv($mb, 32))) : max(1, min(4, intdiv($mb, 128)));
+        $sizes = ['{heap_mb}' => (string) max(16, $heap), '{stack_mb}' => (string) $stack];
         return array_map(static fn (string $a): string => strtr($a, $sizes), $argv);
     }
 

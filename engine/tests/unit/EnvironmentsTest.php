@@ -59,6 +59,8 @@ final class EnvironmentsTest extends TestCase
         $this->assertContains('-Xss16m', $sized(4194304, true), 'at most 16 MB');
         // with RLIMIT_AS only, the JVM's own reservations must fit beside the heap
         $this->assertContains('-Xmx160m', $sized(524288, false));
+        $this->assertContains('-Xss4m', $sized(524288, false), 'small thread stacks: each is reserved in the address space');
+        $this->assertContains('-Xss4m', $sized(4194304, false));
         $this->assertContains('-Xmx16m', $sized(262144, false), 'never below 16 MB');
         foreach ($sized(262144, true) as $arg) {
             $this->assertStringNotContainsString('{', $arg, 'every placeholder filled');
