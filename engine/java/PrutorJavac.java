@@ -1,5 +1,9 @@
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,9 +22,11 @@ import javax.tools.ToolProvider;
  * working directory as source path so that the classes it uses (support files, a student's
  * other classes) are compiled with it, then one jar holding every class, its Main-Class the
  * main source's name, as Jobe's Java runs name it. The engine caches one file per program;
- * the run step is "java -jar prog".
+ * the run step is "java -jar prog". When the main source's class has no main method (a
+ * student's class that an instructor's Main.java, a support file given with the problem and
+ * named among the options, calls), the Main-Class is the first class, by name, that has one.
  *
- * Usage: PrutorJavac OUT_JAR MAIN_SOURCE [javac option...]
+ * Usage: PrutorJavac OUT_JAR MAIN_SOURCE [javac option or source...]
  */
 public final class PrutorJavac {
     private PrutorJavac() {
@@ -28,7 +34,7 @@ public final class PrutorJavac {
 
     public static void main(String[] args) throws IOException {
         if (args.length < 2 || !args[1].endsWith(".java")) {
-            System.err.println("usage: PrutorJavac OUT_JAR MAIN_SOURCE.java [javac option...]");
+            System.err.println("usage: PrutorJavac OUT_JAR MAIN_SOURCE.java [javac option or source...]");
             System.exit(2);
         }
         Path jar = Path.of(args[0]);
@@ -44,7 +50,38 @@ public final class PrutorJavac {
         }
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, mainClass);
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, withMain(classes, mainClass));
+        writeJar(jar, manifest, classes);
+    }
+
+    /**
+     * The class to start: the main source's if it has a main method, else the first top-level
+     * class by name that has one (classes are loaded, never initialised: no code of theirs runs).
+     */
+    private static String withMain(Path classes, String preferred) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(classes)) {
+            walk.filter(p -> p.toString().endsWith(".class") && !p.getFileName().toString().contains("$")).sorted()
+                .forEach(p -> names.add(classes.relativize(p).toString().replaceAll("\\.class$", "").replace('/', '.')));
+        }
+        names.remove(preferred);
+        names.add(0, preferred);
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {classes.toUri().toURL()})) {
+            for (String name : names) {
+                try {
+                    Method m = Class.forName(name, false, loader).getMethod("main", String[].class);
+                    if (Modifier.isStatic(m.getModifiers())) {
+                        return name;
+                    }
+                } catch (ReflectiveOperationException | LinkageError e) {
+                    // not a class with a main method: the next one
+                }
+            }
+        }
+        return preferred;
+    }
+
+    private static void writeJar(Path jar, Manifest manifest, Path classes) throws IOException {
         try (OutputStream out = Files.newOutputStream(jar); JarOutputStream jo = new JarOutputStream(out, manifest);
              Stream<Path> walk = Files.walk(classes)) {
             for (Path p : (Iterable<Path>) walk.filter(Files::isRegularFile).sorted()::iterator) {

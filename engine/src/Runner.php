@@ -59,18 +59,20 @@ final class Runner
     }
 
     /**
-     * The source file's name: the environment's, or where it has "source_filename_from" (a
-     * pattern whose first group names the file, e.g. Java's public class with a main method)
-     * that name plus the source extension when the pattern matches exactly once, as Jobe
-     * names a Java source after its class.
+     * The source file's name: the environment's, or where it has "source_filename_from"
+     * (patterns tried in turn, whose first group names the file: Java's public class with a
+     * main method, as Jobe names a Java source, then any public type, as a student's class
+     * called by an instructor's main) that name plus the source extension from the first
+     * pattern that matches exactly once.
      *
      * @param array<string, mixed> $env
      */
     public static function sourceName(array $env, string $code): string
     {
-        $from = $env['source_filename_from'] ?? null;
-        if (is_string($from) && preg_match_all('/' . str_replace('/', '\\/', $from) . '/s', $code, $m) === 1) {
-            return $m[1][0] . (string) ($env['source_ext'] ?? '');
+        foreach ((array) ($env['source_filename_from'] ?? []) as $from) {
+            if (is_string($from) && preg_match_all('/' . str_replace('/', '\\/', $from) . '/s', $code, $m) === 1) {
+                return $m[1][0] . (string) ($env['source_ext'] ?? '');
+            }
         }
         return (string) ($env['source_filename'] ?? 'main' . (string) ($env['source_ext'] ?? '.c'));
     }

@@ -246,6 +246,40 @@ final class LanguagesTest extends TestCase
         }
     }
 
+    /** A Java problem gives Main.java (its main reads a data file and calls the student's class); the student writes Solution. */
+    public function testAJavaQuestionGivesTheMainAndTheStudentWritesTheClass(): void
+    {
+        $this->need('java');
+        $f = self::f();
+        $db = $f->db;
+        $db->prepare("INSERT INTO problems (title, statement_md, env, template_code, solution_code, time_limit_ms, memory_limit_kb, compare_mode)
+            VALUES (?, 'Write Solution.twice().', 'java', '', '', 4000, 262144, 'trim')")->execute([$f->tag . ' java two files']);
+        $pid = (int) $db->lastInsertId();
+        try {
+            $main = "import java.nio.file.*;\nimport java.util.Scanner;\n\npublic class Main {\n    public static void main(String[] args) throws Exception {\n"
+                . "        int k = Integer.parseInt(Files.readString(Path.of(\"k.txt\")).trim());\n        Scanner in = new Scanner(System.in);\n"
+                . "        while (in.hasNextInt()) System.out.println(k + Solution.twice(in.nextInt()));\n    }\n}\n";
+            foreach (['Main.java' => $main, 'k.txt' => "100\n"] as $name => $contents) {
+                $db->prepare('INSERT INTO problem_files (problem_id, name, contents) VALUES (?, ?, ?)')->execute([$pid, $name, $contents]);
+            }
+            $db->prepare("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 't')")->execute([$f->ids['student'], $pid]);
+            $aid = (int) $db->lastInsertId();
+            $student = "public class Solution {\n    // {$f->tag}\n    public static int twice(int x) { return 2 * x; }\n}\n";
+            $r = $f->call('POST', '/execute', ['assignment_id' => $aid, 'env' => 'java', 'code' => $student, 'input' => "1 21\n"]);
+            $this->assertSame(['accepted', "102\n142\n"], [$r['json']['verdict'] ?? null, $r['json']['stdout'] ?? null], $r['raw']);
+            $r = $f->call('POST', '/compile', ['assignment_id' => $aid, 'env' => 'java', 'code' => "public class Solution { /* {$f->tag} */ }\n"]);
+            $this->assertFalse($r['json']['compiled'], $r['raw']);
+            $this->assertStringContainsString('twice', (string) $r['json']['raw'], "javac names what the given main needs");
+        } finally {
+            foreach (['executions', 'compilations'] as $t) {
+                $db->prepare("DELETE x FROM $t x JOIN assignments a ON a.id = x.assignment_id WHERE a.problem_id = ?")->execute([$pid]);
+            }
+            $db->prepare('DELETE c FROM code c JOIN assignments a ON a.id = c.assignment_id WHERE a.problem_id = ?')->execute([$pid]);
+            $db->prepare('DELETE FROM assignments WHERE problem_id = ?')->execute([$pid]);
+            $db->prepare('DELETE FROM problems WHERE id = ?')->execute([$pid]);
+        }
+    }
+
     /** @return array<string, array{0: string, 1: list<string>, 2: string}> Java source, verdicts allowed, what must not be in stdout */
     public static function hostileJava(): array
     {

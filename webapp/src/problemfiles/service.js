@@ -16,11 +16,13 @@ const MAX_FILES = 20;
 // Jobe's rule for a file name in the run directory (engine/src/Jobe/Runs.php validFileName)
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
-// the student's own file name per environment: a support file may not take it
+// the student's own file name per environment: a support file may not take it (Java names the
+// student's file after its class, so an instructor's Main.java beside a student's Solution is fine)
 function loadSourceNames() {
   for (const p of [path.resolve(__dirname, '../../../nosql/environments.json'), path.resolve(__dirname, '../../../engine/config/environments.json')]) {
     try {
-      return Object.fromEntries(JSON.parse(fs.readFileSync(p, 'utf8')).map((e) => [String(e.slug), String(e.source_filename || '')]));
+      return Object.fromEntries(JSON.parse(fs.readFileSync(p, 'utf8'))
+        .map((e) => [String(e.slug), e.source_filename_from ? '' : String(e.source_filename || '')]));
     } catch { /* next */ }
   }
   return {};
