@@ -164,7 +164,8 @@ final class Runs
         }
         $want = [
             'CPU_TIME_MS' => [$cputime, 1000, $jobe['cputime_s'] ?? null],
-            'MEMORY_KB' => [$num('memorylimit'), 1024, $jobe['memorylimit_mb'] ?? null],
+            // Jobe's Java disregards the caller's memorylimit (the JVM's -Xmx rules): its default stands
+            'MEMORY_KB' => [($jobe['memorylimit_ignored'] ?? false) === true ? null : $num('memorylimit'), 1024, $jobe['memorylimit_mb'] ?? null],
             'NPROC' => [$num('numprocs'), 1, $jobe['numprocs'] ?? null],
             'FILE_SIZE_KB' => [$num('disklimit'), 1024, $jobe['disklimit_mb'] ?? 20],
             'OUTPUT_BYTES' => [$num('streamsize'), 1048576, $jobe['streamsize_mb'] ?? 2],
@@ -175,6 +176,10 @@ final class Runs
             if ($v !== null) {
                 $l[$k] = max(1, min($max[$k], (int) round($v * $unit)));
             }
+        }
+        if (is_numeric($jobe['numprocs_min'] ?? null)) {
+            // Jobe's Java raises numprocs to 256 whatever is asked (a JVM's threads count)
+            $l['NPROC'] = min($max['NPROC'], max($l['NPROC'], (int) $jobe['numprocs_min']));
         }
         if ($cpuCapMs !== null) {
             $l['CPU_TIME_MS'] = min($l['CPU_TIME_MS'], $cpuCapMs);

@@ -5,7 +5,9 @@ declare(strict_types=1);
 namespace Prutor\Engine\Tests;
 
 use PHPUnit\Framework\TestCase;
+use Prutor\Engine\Config;
 use Prutor\Engine\Environments;
+use Prutor\Engine\Jobe\Runs;
 use Prutor\Engine\Runner;
 
 /**
@@ -68,6 +70,14 @@ final class EnvironmentsTest extends TestCase
         // a line without sizes is left as it was
         $c = Environments::runArgv(self::env('c'), Runner::BINARY);
         $this->assertSame($c, Environments::sizeArgv($c, ['MEMORY_KB' => 65536], true));
+    }
+
+    public function testJobesJavaDisregardsTheCallersMemoryLimitAsJobeDoes(): void
+    {
+        $c = Config::fromEnv([]);
+        $this->assertSame(1000 * 1024, Runs::limits($c, self::env('java'), ['memorylimit' => 64])['MEMORY_KB']);
+        $this->assertSame(256, Runs::limits($c, self::env('java'), ['numprocs' => 10])['NPROC'], "Jobe's Java: at least 256 processes");
+        $this->assertSame(64 * 1024, Runs::limits($c, self::env('python3'), ['memorylimit' => 64])['MEMORY_KB'], 'the others honour it');
     }
 
     public function testSupportSourcesAreCompiledWithTheStudentsOnlyWhereTheEnvironmentSaysSo(): void
