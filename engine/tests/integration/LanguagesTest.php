@@ -172,8 +172,9 @@ final class LanguagesTest extends TestCase
     }
 
     /**
-     * A JVM given 64 MB (the problem's limit, Jobe's memorylimit) starts and answers a verdict:
-     * never a sandbox error, never a JVM that could not reserve its heap.
+     * A JVM given 64 MB (the problem's limit) starts and answers a verdict: never a sandbox
+     * error, never a JVM that could not reserve its heap; Jobe's API, asked for 64 MB, runs
+     * Java as Jobe does (its memorylimit disregarded for Java).
      */
     public function testAJvmGivenSixtyFourMegabytesRunsAndIsBoundByTheLimit(): void
     {
