@@ -2,7 +2,8 @@
 """Engine throughput next to the physical floor, in one run (a benchmark, not a test).
 
 The floor: `gcc <the C environment's flags> hello.c && ./prog` in a fresh temporary
-directory per job, no server, at concurrency 1 and 2. Then the engine through HAProxy
+directory per job, no server, at concurrency 1 and 2; for Java (LANGS=c,java, the
+default), Debian's `javac Main.java && java <the java environment's run flags> Main`. Then the engine through HAProxy
 as students use it (POST /execute with a session and CSRF token, one demo student per
 concurrent client, since a student may have one engine request in flight):
   fresh  - every request carries new source (a counter in a comment): compile + run;
@@ -13,7 +14,7 @@ SECONDS are split into ROUNDS short rounds taken in turn (floor, fresh, cached, 
 so that a drift of the machine's speed during the run (another tenant, a background job)
 weighs on the floor and the engine alike instead of on whichever ran at the time.
 
-  make bench-engine [SECONDS=10] [ROUNDS=5] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
+  make bench-engine [SECONDS=10] [ROUNDS=5] [LANGS=c,java] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
 """
 import concurrent.futures as cf
 import http.client
@@ -38,6 +39,8 @@ STUDENTS = os.environ.get("STUDENTS", "student01,student02").split(",")
 PASSWORD = os.environ.get("PASSWORD", "prutor-demo")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HELLO = '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n'
+JAVA_HELLO = 'public class Main {\n    public static void main(String[] a) {\n        System.out.println("hello");\n    }\n}\n'
+LANGS = os.environ.get("LANGS", "c,java").split(",")
 
 
 def c_flags():
@@ -49,6 +52,27 @@ def c_flags():
     for a in env["compile"]:
         argv += words[a] if a in words else [a.replace("{binary}", "prog").replace("{source}", "hello.c")]
     return argv
+
+
+def java_flags():
+    """The Java environment's JVM flags for a run (its heap and stack at the default 256 MB)."""
+    with open(os.path.join(ROOT, "nosql", "environments.json")) as f:
+        env = next(e for e in json.load(f) if e["slug"] == "java")
+    sizes = {"{heap_mb}": "256", "{stack_mb}": "8"}
+    flags = [a for a in env["run"][1:] if a not in ("{interpreterargs}", "-jar", "{binary}")]
+    return [re.sub(r"\{\w+\}", lambda m: sizes[m.group(0)], a) for a in flags]
+
+
+def java_floor_job(flags):
+    d = tempfile.mkdtemp(prefix="prutor-floor-")
+    try:
+        with open(os.path.join(d, "Main.java"), "w") as f:
+            f.write(JAVA_HELLO)
+        subprocess.run(["javac", "Main.java"], cwd=d, check=True)
+        out = subprocess.run(["java", *flags, "-cp", ".", "Main"], cwd=d, check=True, capture_output=True).stdout
+        assert out == b"hello\n"
+    finally:
+        shutil.rmtree(d)
 
 
 def floor_job(flags):
@@ -107,8 +131,8 @@ class Student:
         self.csrf = re.search(r'csrf-token" content="([^"]+)"', page).group(1)
         self.aid = int(re.search(r'href="/editor/(\d+)"', page).group(1))
 
-    def execute(self, code):
-        body = json.dumps({"assignment_id": self.aid, "code": code, "input": ""})
+    def execute(self, code, env="c"):
+        body = json.dumps({"assignment_id": self.aid, "code": code, "input": "", "env": env})
         headers = {"Cookie": self.cookie, "X-CSRF-Token": self.csrf, "Content-Type": "application/json"}
         try:
             self.conn.request("POST", "/execute", body, headers)
@@ -133,35 +157,43 @@ class Student:
 
 def main():
     flags = c_flags()
+    jflags = java_flags()
     print(f"bench-engine: {SECONDS:g} s per step in {ROUNDS} interleaved rounds; floor = {' '.join(flags)} && ./prog (fresh dir per job)")
+    if "java" in LANGS:
+        print(f"  java floor = javac Main.java && java {' '.join(jflags)} Main (fresh dir per job)")
     students = [Student(u) for u in STUDENTS[:2]]
     run_tag = f"{os.getpid()}-{int(time.time())}"
-    for s in students:  # warm the cached binary
-        s.execute(HELLO)
+    langs = {
+        "c": (HELLO, "/* ", " */", lambda: floor_job(flags)),
+        "java": (JAVA_HELLO, "// ", "", lambda: java_floor_job(jflags)),
+    }
     rows = []
-    for c in (1, 2):
-        done, took, fails = {}, {}, 0
-        for r in range(ROUNDS):
-            steps = {
-                "floor": lambda i, n: floor_job(flags),
-                "fresh": lambda i, n, r=r: students[i].execute(HELLO + f"/* {run_tag} {c} {r} {i} {n} */\n"),
-                "cached": lambda i, n: students[i].execute(HELLO),
-            }
-            for kind, job in steps.items():
-                n, t, f = measure(job, c, SECONDS / ROUNDS)
-                done[kind] = done.get(kind, 0) + n
-                took[kind] = took.get(kind, 0.0) + t
-                fails += f
-        rate = {kind: done[kind] / took[kind] for kind in done}
-        rows.append((c, rate["floor"], rate["fresh"], rate["cached"], fails))
+    for lang in LANGS:
+        hello, open_c, close_c, floor = langs[lang]
+        for s in students:  # warm the cached binary
+            s.execute(hello, lang)
+        for c in (1, 2):
+            done, took, fails = {}, {}, 0
+            for r in range(ROUNDS):
+                steps = {
+                    "floor": lambda i, n: floor(),
+                    "fresh": lambda i, n, r=r: students[i].execute(hello + f"{open_c}{run_tag} {c} {r} {i} {n}{close_c}\n", lang),
+                    "cached": lambda i, n: students[i].execute(hello, lang),
+                }
+                for kind, job in steps.items():
+                    n, t, f = measure(job, c, SECONDS / ROUNDS)
+                    done[kind] = done.get(kind, 0) + n
+                    took[kind] = took.get(kind, 0.0) + t
+                    fails += f
+            rate = {kind: done[kind] / took[kind] for kind in done}
+            rows.append((lang, c, rate["floor"], rate["fresh"], rate["cached"], fails))
     print()
-    print(f"{'concurrency':>11}  {'floor jobs/s':>12}  {'fresh jobs/s':>12}  {'fresh/floor':>11}  {'cached jobs/s':>13}  {'cached/floor':>12}  failures")
-    for c, floor, fresh, cached, fails in rows:
-        print(f"{c:>11}  {floor:>12.1f}  {fresh:>12.1f}  {fresh / floor:>11.2f}  {cached:>13.1f}  {cached / floor:>12.2f}  {fails}")
+    print(f"{'language':>8}  {'concurrency':>11}  {'floor jobs/s':>12}  {'fresh jobs/s':>12}  {'fresh/floor':>11}  {'cached jobs/s':>13}  {'cached/floor':>12}  failures")
+    for lang, c, floor, fresh, cached, fails in rows:
+        print(f"{lang:>8}  {c:>11}  {floor:>12.1f}  {fresh:>12.1f}  {fresh / floor:>11.2f}  {cached:>13.1f}  {cached / floor:>12.2f}  {fails}")
     load = os.getloadavg()
     print(f"\nload average during the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores")
-    return 1 if any(r[4] for r in rows) else 0
-
+    return 1 if any(r[5] for r in rows) else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -68,17 +68,44 @@ final class Environments
     /**
      * The compile argv: the environment's "compile" line with {compileargs} and {linkargs}
      * replaced by its compile_args / link_args (each element one argument), {source}
-     * by the source file's name and {binary} by the program's.
+     * by the source file's name and {binary} by the program's. $moreSources (a problem's
+     * support sources, e.g. the instructor's main.c) follow the source where the environment
+     * compiles several ("several_sources": C, C++).
      *
      * @param array<string, mixed> $env
+     * @param list<string> $moreSources
      * @return list<string>
      */
-    public static function compileArgv(array $env, string $source, string $binary): array
+    public static function compileArgv(array $env, string $source, string $binary, array $moreSources = []): array
     {
-        return self::expand((array) $env['compile'], [
+        $line = [];
+        foreach ((array) $env['compile'] as $arg) {
+            $line[] = $arg;
+            if ($arg === '{source}' && ($env['several_sources'] ?? false) === true) {
+                array_push($line, ...$moreSources);
+            }
+        }
+        return self::expand($line, [
             '{compileargs}' => (array) ($env['compile_args'] ?? []),
             '{linkargs}' => (array) ($env['link_args'] ?? []),
         ], ['{source}' => $source, '{binary}' => $binary]);
+    }
+
+    /**
+     * The support files compiled with the source: those with the environment's source
+     * extension, in name order.
+     *
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files
+     * @return list<string>
+     */
+    public static function moreSources(array $env, array $files): array
+    {
+        $ext = (string) ($env['source_ext'] ?? '');
+        $names = array_values(array_filter(array_map('strval', array_keys($files)),
+            static fn (string $n): bool => $ext !== '' && str_ends_with($n, $ext)));
+        sort($names);
+        return $names;
     }
 
     /**
@@ -94,6 +121,32 @@ final class Environments
         $run = (array) ($env['run'] ?? ['./{binary}']);
         return [...self::expand($run, ['{interpreterargs}' => (array) ($env['interpreter_args'] ?? [])], ['{binary}' => $binary]), ...$runArgs];
     }
+
+    /**
+     * A run line's sizes from its limits, for runtimes that size their own memory (a JVM):
+     * {heap_mb} and {stack_mb}. Where a memory cgroup binds the run, the heap may be the
+     * whole limit (the cgroup answers memory_limit as for C); where only RLIMIT_AS binds, the
+     * JVM's own reservations (code cache, class space, thread stacks, malloc arenas: about
+     * RUNTIME_RESERVE_MB measured) must fit beside the heap, or it does not start.
+     * The thread stack (every Java thread's, the main one's too) is 1/32 of the limit, 1 to
+     * 16 MB (Jobe's Java has 8 MB, at 256 MB); under RLIMIT_AS only 1/128, 1 to 4 MB (8 MB
+     * stacks for the JVM's half-dozen threads did not fit in 512 MB beside a 160 MB heap).
+     *
+     * @param list<string> $argv
+     * @param array<string, int> $limits
+     * @return list<string>
+     */
+    public static function sizeArgv(array $argv, array $limits, bool $memoryCgroup): array
+    {
+        $mb = intdiv((int) ($limits['MEMORY_KB'] ?? 262144), 1024);
+        $heap = $memoryCgroup ? $mb : $mb - self::RUNTIME_RESERVE_MB;
+        $stack = $memoryCgroup ? max(1, min(16, intdiv($mb, 32))) : max(1, min(4, intdiv($mb, 128)));
+        $sizes = ['{heap_mb}' => (string) max(16, $heap), '{stack_mb}' => (string) $stack];
+        return array_map(static fn (string $a): string => strtr($a, $sizes), $argv);
+    }
+
+    /** The address space a JVM reserves beside its heap (engine/README.md, Java: 320 MB failed, 384 MB started). */
+    private const RUNTIME_RESERVE_MB = 352;
 
     /**
      * @param array<mixed> $line

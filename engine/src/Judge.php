@@ -57,10 +57,11 @@ final class Judge
         ]);
         $runner = new Runner($this->c, $this->background);
         $argv = Environments::runArgv($env, Runner::BINARY);
+        $files = ProblemFiles::of($this->c, $p);
         // the first case's run comes with the compile (one sandbox launch for both)
         [$cr, $firstRun] = $cases
-            ? $runner->compileAndRun($env, $code, (string) $cases[array_key_first($cases)]['input'], $limits, $argv)
-            : [$runner->compile($env, $code), null];
+            ? $runner->compileAndRun($env, $code, (string) $cases[array_key_first($cases)]['input'], $limits, $argv, null, $files)
+            : [$runner->compile($env, $code, $files), null];
         if ($cr['internal']) {
             throw new HttpError(500, 'the sandbox failed to compile: try again');
         }
@@ -82,7 +83,7 @@ final class Judge
             if (!$cr['ok']) {
                 $r = ['verdict' => Verdict::COMPILATION_ERROR, 'stdout' => '', 'stderr' => '', 'time_ms' => 0, 'signal_name' => null];
             } else {
-                $r = $firstRun ?? $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, $argv);
+                $r = $firstRun ?? $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, $argv, Runner::runFiles($env, $files));
                 $firstRun = null;
                 if ($r['verdict'] === Verdict::ACCEPTED) {
                     $r += $this->compare($tc, $r['stdout'], $runner, $checkers, $limits['CPU_TIME_MS']);

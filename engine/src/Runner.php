@@ -54,13 +54,26 @@ final class Runner
     public static function hash(array $env, string $code, array $files = []): string
     {
         ksort($files);
-        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env), self::BINARY))
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env, $code), self::BINARY))
             . "\0" . $code . ($files ? "\0" . json_encode(array_map(static fn (string $f): string => hash('sha256', $f), $files)) : ''));
     }
 
-    /** @param array<string, mixed> $env */
-    private static function sourceName(array $env): string
+    /**
+     * The source file's name: the environment's, or where it has "source_filename_from"
+     * (patterns tried in turn, whose first group names the file: Java's public class with a
+     * main method, as Jobe names a Java source, then any public type, as a student's class
+     * called by an instructor's main) that name plus the source extension from the first
+     * pattern that matches exactly once.
+     *
+     * @param array<string, mixed> $env
+     */
+    public static function sourceName(array $env, string $code): string
     {
+        foreach ((array) ($env['source_filename_from'] ?? []) as $from) {
+            if (is_string($from) && preg_match_all('/' . str_replace('/', '\\/', $from) . '/s', $code, $m) === 1) {
+                return $m[1][0] . (string) ($env['source_ext'] ?? '');
+            }
+        }
         return (string) ($env['source_filename'] ?? 'main' . (string) ($env['source_ext'] ?? '.c'));
     }
 
@@ -121,16 +134,18 @@ final class Runner
      * @param list<string> $argv the run's command (Environments::runArgv)
      * @param ?Meanwhile $meanwhile the request's own work, done during the compile-run's launch
      *        or the cached binary's run where there is one (the caller invokes it afterwards too)
+     * @param array<string, string> $files the problem's support files (ProblemFiles)
      * @return array{0: array{ok: bool, raw: string, messages: list<array<string, mixed>>, from_cache: bool, hash: string, binary: ?string, ms: int, internal: bool}, 1: ?array<string, mixed>}
      */
-    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv, ?Meanwhile $meanwhile = null): array
+    public function compileAndRun(array $env, string $code, string $input, array $limits, array $argv, ?Meanwhile $meanwhile = null, array $files = []): array
     {
         $t0 = hrtime(true);
-        $h = self::hash($env, $code);
+        $h = self::hash($env, $code, $files);
         $base = $this->c->cacheDir . '/' . $h;
         $fresh = !is_file($base . '.bin') && !is_file($base . '.err');
         $slot = $fresh ? $this->slot() : null;
-        if ($slot !== null && $this->isolation === 'ns') {
+        // the combined launch gives the run a /box with the binary only: support files need two
+        if ($slot !== null && $this->isolation === 'ns' && $files === []) {
             $lock = fopen($this->c->cacheDir . '/.lock' . substr($h, 0, 2), 'c');
             if ($lock === false) {
                 throw new HttpError(500, 'the engine cannot lock its binary cache');
@@ -139,7 +154,8 @@ final class Runner
             try {
                 if ($this->cached($base, $h, $t0) === null) {
                     $cmd = $this->placeSource($slot, $env, $code, []);
-                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits, $argv, $input, $meanwhile);
+                    $r = $this->box->execCompileRun($slot, $this->compileLimits($env), $cmd, $limits,
+                        Environments::sizeArgv($argv, $limits, $this->memoryCgroup($slot)), $input, $meanwhile);
                     if ($r !== null) {
                         Metrics::inc('gcc');
                         Metrics::inc('compile_run');
@@ -157,8 +173,30 @@ final class Runner
                 fclose($lock);
             }
         }
-        $cr = $this->compile($env, $code);
-        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv, meanwhile: $meanwhile) : null];
+        $cr = $this->compile($env, $code, $files);
+        return [$cr, $cr['ok'] ? $this->run((string) $cr['binary'], $input, $limits, $argv, self::runFiles($env, $files), meanwhile: $meanwhile) : null];
+    }
+
+    /**
+     * The support files a run sees: all but the sources compiled into the program (the
+     * instructor's main.c is in the binary; a data file or a Python module is read at run time).
+     *
+     * @param array<string, mixed> $env
+     * @param array<string, string> $files
+     * @return array<string, string>
+     */
+    public static function runFiles(array $env, array $files): array
+    {
+        if (($env['several_sources'] ?? false) !== true) {
+            return $files;
+        }
+        return array_diff_key($files, array_flip(Environments::moreSources($env, $files)));
+    }
+
+    /** Whether the sandbox's memory cgroup binds a run here (else only RLIMIT_AS does). */
+    private function memoryCgroup(int $slot): bool
+    {
+        return in_array($this->box->cgroups($slot), ['v1', 'v2'], true);
     }
 
     /**
@@ -172,11 +210,12 @@ final class Runner
     {
         $this->box->clean($slot);
         $wd = $this->box->workdir($slot);
-        $src = self::sourceName($env);
+        $src = self::sourceName($env, $code);
+        unset($files[$src]); // the student's file is the student's, whatever a support file is called
         self::putFiles($wd, $files);
         file_put_contents($wd . '/' . $src, $code);
         $cmd = [];
-        foreach (Environments::compileArgv($env, $src, self::BINARY) as $i => $arg) {
+        foreach (Environments::compileArgv($env, $src, self::BINARY, Environments::moreSources($env, $files)) as $i => $arg) {
             if ($i === 0 && $arg[0] !== '/') {
                 $arg = '/usr/bin/' . $arg;
             }
@@ -301,6 +340,7 @@ final class Runner
             chmod($prog, 0755);
         }
         Metrics::inc('run');
+        $argv = Environments::sizeArgv($argv, $limits, $this->memoryCgroup($slot));
         return self::runResult($this->box->exec($slot, $sandboxMode, $limits, $argv, $input, (string) $this->isolation, $meanwhile), $limits);
     }
 

@@ -24,8 +24,8 @@ final class StaffApi
         }
         $pid = $this->in->int('problem_id');
         $code = $this->in->str('code', $this->c->maxCodeBytes);
-        $row = Db::run($this->c, 'SELECT id AS problem_id, 100 AS max_marks, env, time_limit_ms, memory_limit_kb, compare_mode, updated_at
-            FROM problems WHERE id = ?', [$pid])->fetch();
+        $row = Db::run($this->c, 'SELECT p.id AS problem_id, 100 AS max_marks, p.env, p.time_limit_ms, p.memory_limit_kb, p.compare_mode, p.updated_at,
+            ' . ProblemFiles::COUNT_SQL . ' FROM problems p WHERE p.id = ?', [$pid])->fetch();
         if (!$row) {
             throw new HttpError(404, 'no such problem');
         }

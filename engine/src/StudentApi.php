@@ -59,8 +59,11 @@ final class StudentApi
         $lang = $this->in->str('env', 32, 'c');
         $env = Environments::get($this->c, $lang);
         $codeId = $this->storeCode($aid, 'compile', $code);
+        // the problem's support files compile with the code (a header, the instructor's main)
+        $p = Db::run($this->c, 'SELECT p.id AS problem_id, p.updated_at, ' . ProblemFiles::COUNT_SQL . '
+            FROM assignments a JOIN problems p ON p.id = a.problem_id WHERE a.id = ?', [$aid])->fetch();
         $runner = new Runner($this->c);
-        $r = $runner->compile($env, $code);
+        $r = $runner->compile($env, $code, $p ? ProblemFiles::of($this->c, $p) : []);
         $runner->release();
         $uid = $this->s->userId();
         if ($r['internal']) {
@@ -95,7 +98,7 @@ final class StudentApi
         $env = Environments::get($this->c, $lang);
         // the window is checked before anything runs, and again by the INSERT that stores
         // the code (atomically), which is done while the sandbox compiles
-        $p = Db::run($this->c, 'SELECT p.time_limit_ms, p.memory_limit_kb FROM assignments a ' . self::WINDOW_JOIN . '
+        $p = Db::run($this->c, 'SELECT p.id AS problem_id, p.updated_at, ' . ProblemFiles::COUNT_SQL . ', p.time_limit_ms, p.memory_limit_kb FROM assignments a ' . self::WINDOW_JOIN . '
             LEFT JOIN problems p ON p.id = a.problem_id
             WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $this->s->userId()])->fetch();
         if (!$p) {
@@ -110,7 +113,8 @@ final class StudentApi
         });
         $runner = new Runner($this->c);
         try {
-            [$cr, $res] = $runner->compileAndRun($env, $code, $input, $limits, Environments::runArgv($env, Runner::BINARY), $store);
+            [$cr, $res] = $runner->compileAndRun($env, $code, $input, $limits, Environments::runArgv($env, Runner::BINARY), $store,
+                ProblemFiles::of($this->c, $p));
         } finally {
             $store(); // when no launch did it (a compile that failed, a busy engine): the code is stored all the same
         }
@@ -164,7 +168,7 @@ final class StudentApi
             $this->storeCode($aid, 'evaluate', $this->code());
         }
         $row = Db::run($this->c, 'SELECT a.problem_id, COALESCE(q.max_marks, 100) AS max_marks, p.env, p.time_limit_ms,
-                p.memory_limit_kb, p.compare_mode, p.updated_at, c.id AS code_id, c.code
+                p.memory_limit_kb, p.compare_mode, p.updated_at, ' . ProblemFiles::COUNT_SQL . ', c.id AS code_id, c.code
               FROM assignments a ' . self::WINDOW_JOIN . '
               JOIN problems p ON p.id = a.problem_id
               LEFT JOIN event_questions q ON q.id = a.question_id

@@ -129,7 +129,7 @@ static void bpf_values(struct confine_bpf *b, int nr, int arg, const uint32_t *a
 }
 
 /* The calls of SYSCALLS_ARGS */
-static void confine_arg_rules(struct confine_bpf *b, int profile, const char *cmd0)
+static void confine_arg_rules(struct confine_bpf *b, int profile, int exec_any, const char *cmd0)
 {
     /* clone: a new thread or process, never a new namespace (the kernel reads the low 32
        bits of the flags; clone3 hides its flags in memory the filter cannot read: ENOSYS,
@@ -144,7 +144,7 @@ static void confine_arg_rules(struct confine_bpf *b, int profile, const char *cm
     /* execve: the compile step starts cc1, as, ld; a run step may exec exactly once, this
        execve of its own command, recognised by its pathname pointer (all 64 bits) */
     at = bpf_call(b, SCMP_SYS(execve));
-    if (profile != S_COMPILE) {
+    if (!exec_any) {
         uint64_t p = (uint64_t)(uintptr_t)cmd0;
         bpf_put(b, BPF_LD | BPF_W | BPF_ABS, CONFINE_ARG_LO(0), 0, 0);
         bpf_put(b, BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)p, 0, 3);
@@ -165,7 +165,8 @@ static void confine_arg_rules(struct confine_bpf *b, int profile, const char *cm
        the user up) and kills for any other family; socketpair, which reaches nothing, is
        allowed for AF_UNIX */
     static const uint32_t unix_only[] = {AF_UNIX};
-    bpf_values(b, SCMP_SYS(socket), 0, NULL, 0, unix_only, 1, CONFINE_ERRNO(EACCES), CONFINE_KILL);
+    bpf_values(b, SCMP_SYS(socket), 0, NULL, 0, unix_only, 1, CONFINE_ERRNO(EACCES),
+               profile == S_MANAGED ? CONFINE_ERRNO(EACCES) : CONFINE_KILL);
     bpf_values(b, SCMP_SYS(socketpair), 0, unix_only, 1, NULL, 0, 0, CONFINE_KILL);
     /* ioctl: terminal and descriptor queries (isatty, the window size, bytes to read, the
        non-blocking and close-on-exec flags); TIOCSTI (typing into a terminal) is killed,
@@ -191,10 +192,11 @@ static void confine_table(struct confine_bpf *b, int profile, const struct confi
     }
 }
 
-/* Writes the filter of a step: S_COMPILE, S_NATIVE or S_INTERP (syscalls.h); cmd0 is the
-   pathname pointer of the run's one execve. 0, or -1 if the table is inconsistent (a call
-   listed twice, the program too long) */
-static int confine_build(struct confine_bpf *b, int profile, const char *cmd0)
+/* Writes the filter of a step: S_COMPILE, S_NATIVE, S_INTERP or S_MANAGED (syscalls.h);
+   exec_any: any number of execve (a compile step), else only cmd0, the pathname pointer of
+   the run's one execve. 0, or -1 if the table is inconsistent (a call listed twice, the
+   program too long) */
+static int confine_build(struct confine_bpf *b, int profile, int exec_any, const char *cmd0)
 {
     memset(b, 0, sizeof *b);
     bpf_put(b, BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
@@ -207,7 +209,7 @@ static int confine_build(struct confine_bpf *b, int profile, const char *cmd0)
     }
     /* the most frequent first, for kernels that run the filter on every call */
     confine_table(b, profile, confine_allow, sizeof confine_allow / sizeof confine_allow[0], CONFINE_ALLOW);
-    confine_arg_rules(b, profile, cmd0);
+    confine_arg_rules(b, profile, exec_any, cmd0);
     for (size_t i = 0; i < sizeof confine_args / sizeof confine_args[0]; i++) /* each has its rule above */
         if (confine_args[i].nr >= 0 && !(b->seen[confine_args[i].nr / 8] & (1 << (confine_args[i].nr % 8)))) b->bad = 1;
     confine_table(b, profile, confine_errno, sizeof confine_errno / sizeof confine_errno[0], 0);
@@ -216,10 +218,10 @@ static int confine_build(struct confine_bpf *b, int profile, const char *cmd0)
     return b->bad ? -1 : 0;
 }
 
-static int confine_filter(int profile, const char *cmd0)
+static int confine_filter(int profile, int exec_any, const char *cmd0)
 {
     static struct confine_bpf b;
-    if (confine_build(&b, profile, cmd0) != 0) return -1;
+    if (confine_build(&b, profile, exec_any, cmd0) != 0) return -1;
     struct sock_fprog prog = {.len = (unsigned short)b.n, .filter = b.f};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return -1;
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
@@ -267,10 +269,14 @@ static int confine_exec(int argc, char **argv, const char *tmpdir)
     }
 
     if (level > 0) {
-        /* the run step of a program under /usr is an interpreter's (python3), of ./prog a
-           compiled binary's (syscalls.h) */
-        int profile = level == 1 ? S_COMPILE : strncmp(cmd[0], "/usr/", 5) == 0 ? S_INTERP : S_NATIVE;
-        if (confine_filter(profile, cmd[0]) != 0) {
+        /* a managed runtime's step (the JVM, Node.js) gets its own profile; else the run step
+           of a program under /usr is an interpreter's (python3), of ./prog a compiled
+           binary's (syscalls.h) */
+        static const char *const managed[] = MANAGED_RUNTIMES;
+        int is_managed = 0;
+        for (int i = 0; managed[i]; i++) is_managed |= strcmp(cmd[0], managed[i]) == 0;
+        int profile = is_managed ? S_MANAGED : level == 1 ? S_COMPILE : strncmp(cmd[0], "/usr/", 5) == 0 ? S_INTERP : S_NATIVE;
+        if (confine_filter(profile, level == 1, cmd[0]) != 0) {
             fprintf(stderr, "prutor-run: seccomp\n");
             _exit(126);
         }

@@ -86,7 +86,8 @@
 #ifndef INNER
 #define INNER "/usr/local/lib/prutor/prutor-run"
 #endif
-#define MAX_ARGS 64
+/* a step's command and, for compile-run, the run's: a JVM's compile and run lines are about 20 each */
+#define MAX_ARGS 128
 /* files the engine may place in a slot for the run step (binary + support files) */
 #define MAX_RUN_FILES 32
 

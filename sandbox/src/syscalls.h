@@ -2,11 +2,16 @@
  * syscalls.h: the one table of the seccomp allow-list (confine.h builds the filter from it;
  * sandbox/README.md describes it; sandbox/test.sh tries every refused family).
  *
- * A step gets one of three profiles:
+ * A step gets one of four profiles:
  *   S_COMPILE  the compile step (gcc, cc1, as, collect2, ld; python3 -m py_compile) and
  *              Jobe's runs, which run in the compile step's mode (exec allowed)
  *   S_NATIVE   the run step of a compiled binary (./prog): C and C++
  *   S_INTERP   the run step of an interpreter under /usr (python3)
+ *   S_MANAGED  any step of a managed runtime (MANAGED_RUNTIMES: the JVM, Node.js), which
+ *              probes the host at start: an interpreter's calls, but a socket of any family
+ *              fails (EACCES) instead of killing (the JVM's java.net probes IPv6 with one) and
+ *              io_uring is refused (ENOSYS: libuv falls back to its thread pool); in a
+ *              compile step (javac; Jobe's runs) exec is allowed as in S_COMPILE
  * Anything not in this table fails with ENOSYS (runtimes that probe for a newer call,
  * e.g. clone3, fall back to the older one). The families in SYSCALLS_KILL end the whole
  * step with SIGSYS in every profile (the verdict forbidden_syscall, Jobe's 19), as does any
@@ -22,9 +27,15 @@
 #define S_COMPILE 1
 #define S_NATIVE 2
 #define S_INTERP 4
-#define S_RUN (S_NATIVE | S_INTERP)
-#define S_ALL (S_COMPILE | S_NATIVE | S_INTERP)
-#define S_NOT_NATIVE (S_COMPILE | S_INTERP)
+#define S_MANAGED 8
+#define S_RUN (S_NATIVE | S_INTERP | S_MANAGED)
+#define S_ALL (S_COMPILE | S_NATIVE | S_INTERP | S_MANAGED)
+#define S_NOT_NATIVE (S_COMPILE | S_INTERP | S_MANAGED)
+#define S_NOT_MANAGED (S_COMPILE | S_NATIVE | S_INTERP)
+
+/* The managed runtimes' programs (a step whose command is one of them gets S_MANAGED); the
+   JVM is the engine's own image (engine/java/install.sh) */
+#define MANAGED_RUNTIMES {"/usr/local/lib/prutor-java/jdk/bin/java", "/usr/bin/node", "/usr/bin/nodejs", NULL}
 
 /* Allowed, with any arguments */
 #define SYSCALLS_ALLOW(X)                                                                      \
@@ -114,6 +125,9 @@
 #define SYSCALLS_ERRNO(X)                                                                      \
     /* glibc tries clone3 first and falls back to clone, whose flags the filter can read */    \
     X(probes, S_ALL, clone3, ENOSYS)                                                           \
+    /* libuv (Node.js) tries io_uring and falls back to its thread pool */                    \
+    X(probes, S_MANAGED, io_uring_setup, ENOSYS) X(probes, S_MANAGED, io_uring_enter, ENOSYS)   \
+    X(probes, S_MANAGED, io_uring_register, ENOSYS)                                            \
     /* the step keeps the CPU its launcher claimed: its threads may not spread over the host */ \
     X(cpu, S_ALL, sched_setaffinity, EPERM) X(cpu, S_ALL, sched_setscheduler, EPERM)           \
     X(cpu, S_ALL, sched_setparam, EPERM) X(cpu, S_ALL, sched_setattr, EPERM)
@@ -132,8 +146,8 @@
     X(modules, S_ALL, init_module) X(modules, S_ALL, finit_module) X(modules, S_ALL, delete_module) \
     X(kexec, S_ALL, kexec_load) X(kexec, S_ALL, kexec_file_load) X(reboot, S_ALL, reboot)      \
     X(swap, S_ALL, swapon) X(swap, S_ALL, swapoff)                                             \
-    X(io_uring, S_ALL, io_uring_setup) X(io_uring, S_ALL, io_uring_enter)                      \
-    X(io_uring, S_ALL, io_uring_register)                                                      \
+    X(io_uring, S_NOT_MANAGED, io_uring_setup) X(io_uring, S_NOT_MANAGED, io_uring_enter)      \
+    X(io_uring, S_NOT_MANAGED, io_uring_register)                                              \
     X(file_handles, S_ALL, open_by_handle_at) X(file_handles, S_ALL, name_to_handle_at)        \
     X(clock, S_ALL, settimeofday) X(clock, S_ALL, clock_settime) X(clock, S_ALL, clock_adjtime) \
     X(clock, S_ALL, adjtimex)                                                                  \
@@ -154,7 +168,7 @@
     X(namespaces, S_ALL, clone)        /* no CLONE_NEW* flag; one is killed */                 \
     X(exec, S_ALL, execve)             /* compile: any; run: the step's own command only */   \
     X(personality, S_ALL, personality) /* the query and PER_LINUX; any other is killed */      \
-    X(sockets, S_ALL, socket)          /* AF_UNIX fails (EACCES); any other family is killed */ \
+    X(sockets, S_ALL, socket)          /* AF_UNIX fails (EACCES); any other killed (managed: fails) */ \
     X(sockets, S_ALL, socketpair)      /* AF_UNIX; any other family is killed */               \
     X(tty, S_ALL, ioctl)               /* terminal queries, FIONREAD/FIONBIO/FIOCLEX; TIOCSTI killed */ \
     X(prctl, S_ALL, prctl)             /* names, death signal, no_new_privs, reads */

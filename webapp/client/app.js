@@ -150,5 +150,20 @@
       document.body.classList.toggle('menu-open', open);
     });
   }
-  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); signInRetries(); waitForStart(); });
+  // A problem's environment chosen on the staff form: the template follows it (a Java problem
+  // starts from a Java class) unless staff have written their own template.
+  function envTemplates() {
+    var sel = document.querySelector('select[data-templates]');
+    var data = sel && document.getElementById(sel.getAttribute('data-templates'));
+    var area = sel && sel.form && sel.form.elements.template_code;
+    if (!data || !area) return;
+    var templates = JSON.parse(data.textContent);
+    var current = sel.value;
+    sel.addEventListener('change', function () {
+      var before = (templates[current] || '').trim();
+      if (area.value.trim() === '' || area.value.trim() === before) area.value = templates[sel.value] || '';
+      current = sel.value;
+    });
+  }
+  document.addEventListener('DOMContentLoaded', function () { localise(); countdowns(); prefs(); navToggle(); signInRetries(); envTemplates(); waitForStart(); });
 })();

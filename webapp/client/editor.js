@@ -8,8 +8,7 @@ import { EditorState, Compartment, Prec } from '@codemirror/state';
 import { indentWithTab } from '@codemirror/commands';
 import { indentUnit, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
-import { cpp } from '@codemirror/lang-cpp';
-import { python } from '@codemirror/lang-python';
+import { languageOf } from './languages.mjs';
 import { setDiagnostics, lintGutter } from '@codemirror/lint';
 import { createSaveClient } from './save-client.mjs';
 
@@ -21,8 +20,8 @@ const data = JSON.parse($('#editor-data').textContent);
 const csrfMeta = document.querySelector('meta[name="csrf-token"]');
 const csrf = () => csrfMeta.content;
 const backupKey = `prutor:code:${data.assignmentId}`;
-// Python's "compile" is a syntax check (the engine byte-compiles it once); C and C++ are compiled
-const isPython = data.env === 'python3';
+// an interpreted language's "compile" is a syntax check (client/languages.mjs); C, C++, Java, Pascal are compiled
+const isPython = languageOf(data.env).syntaxOnly;
 let skew = new Date(data.serverNow).getTime() - Date.now();
 const serverNow = () => Date.now() + skew;
 
@@ -76,7 +75,7 @@ const view = new EditorView({
     doc: data.code,
     extensions: [
       basicSetup,
-      isPython ? python() : cpp(),
+      languageOf(data.env).highlight(),
       lintGutter(),
       // ours before basicSetup's (whose Mod-Enter inserts a blank line)
       Prec.highest(keymap.of([

@@ -10,7 +10,8 @@ use Prutor\Engine\Environments;
 /**
  * GET languages: [[language_id, version], ...] for every environment whose compiler or
  * interpreter answers its version_command here (as Jobe drops languages it cannot run).
- * The versions are asked once per hour per worker, never per request.
+ * The versions are asked once per hour per worker, never per request; a version may come on
+ * stderr (java -version).
  */
 final class Languages
 {
@@ -41,7 +42,7 @@ final class Languages
         if (!is_array($cmd) || $cmd === []) {
             return preg_match('/\d+(?:\.\d+)*/', (string) ($env['version'] ?? ''), $m) ? $m[0] : null;
         }
-        $p = proc_open(array_map('strval', $cmd), [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['file', '/dev/null', 'w']],
+        $p = proc_open(array_map('strval', $cmd), [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['redirect', 1]],
             $pipes, null, ['PATH' => '/usr/bin:/bin']);
         if (!is_resource($p)) {
             return null;

@@ -91,8 +91,16 @@ final class Runs
             return [200, self::result(self::SERVER_OVERLOAD), []];
         }
         $jobe = (array) ($env['jobe'] ?? []);
-        $env['source_filename'] = $sourceName !== '' && $sourceName !== Runner::BINARY ? $sourceName
-            : (string) ($jobe['source_filename'] ?? $env['source_filename'] ?? 'prog');
+        if ($sourceName !== '' && $sourceName !== Runner::BINARY) {
+            $env['source_filename'] = $sourceName;
+            unset($env['source_filename_from']); // the caller's name wins over the class name in the source
+        } else {
+            $env['source_filename'] = (string) ($jobe['source_filename'] ?? $env['source_filename'] ?? 'prog');
+        }
+        $env['several_sources'] = false; // Jobe compiles the named source only (support sources are #included)
+        if (is_array($jobe['compile'] ?? null)) {
+            $env['compile'] = $jobe['compile']; // Jobe's own compile step (Node.js: a copy, no syntax check)
+        }
         foreach (['compile_args' => 'compileargs', 'link_args' => 'linkargs', 'interpreter_args' => 'interpreterargs'] as $k => $p) {
             $args = Args::split($params[$p] ?? null) ?? Args::split($jobe[$k] ?? null) ?? Args::split($env[$k] ?? []);
             $env[$k] = $args ?? [];
@@ -112,7 +120,12 @@ final class Runs
             } else {
                 // Jobe's memorylimit bounds the address space (a 2000 MB malloc fails); the sandbox's
                 // memory cgroup bounds what the whole run really uses
-                $argv = ['/usr/bin/prlimit', '--as=' . ($limits['MEMORY_KB'] * 1024), '--', ...Environments::runArgv($env, Runner::BINARY, $runArgs)];
+                // a JVM or V8 reserves far more address space than it uses: Jobe disregards the
+                // memory limit of Java, CodeRunner asks 1000 GB for Node; the cgroup still binds
+                $argv = Environments::runArgv($env, Runner::BINARY, $runArgs);
+                if (($jobe['address_space_limit'] ?? true) !== false) {
+                    $argv = ['/usr/bin/prlimit', '--as=' . ($limits['MEMORY_KB'] * 1024), '--', ...$argv];
+                }
                 $r = $runner->run((string) $cr['binary'], $input, $limits, $argv, $files, 'compile');
                 Metrics::runSeconds($language, $r['wall_ms'] / 1000);
                 $out = self::result(self::outcome($r['verdict'], $r['stderr'], $r['signal']), '', $r['stdout'], $r['stderr']);
@@ -154,7 +167,8 @@ final class Runs
         }
         $want = [
             'CPU_TIME_MS' => [$cputime, 1000, $jobe['cputime_s'] ?? null],
-            'MEMORY_KB' => [$num('memorylimit'), 1024, $jobe['memorylimit_mb'] ?? null],
+            // Jobe's Java disregards the caller's memorylimit (the JVM's -Xmx rules): its default stands
+            'MEMORY_KB' => [($jobe['memorylimit_ignored'] ?? false) === true ? null : $num('memorylimit'), 1024, $jobe['memorylimit_mb'] ?? null],
             'NPROC' => [$num('numprocs'), 1, $jobe['numprocs'] ?? null],
             'FILE_SIZE_KB' => [$num('disklimit'), 1024, $jobe['disklimit_mb'] ?? 20],
             'OUTPUT_BYTES' => [$num('streamsize'), 1048576, $jobe['streamsize_mb'] ?? 2],
@@ -165,6 +179,10 @@ final class Runs
             if ($v !== null) {
                 $l[$k] = max(1, min($max[$k], (int) round($v * $unit)));
             }
+        }
+        if (is_numeric($jobe['numprocs_min'] ?? null)) {
+            // Jobe's Java raises numprocs to 256 whatever is asked (a JVM's threads count)
+            $l['NPROC'] = min($max['NPROC'], max($l['NPROC'], (int) $jobe['numprocs_min']));
         }
         if ($cpuCapMs !== null) {
             $l['CPU_TIME_MS'] = min($l['CPU_TIME_MS'], $cpuCapMs);

@@ -127,11 +127,17 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
       if (now < a.start_time) throw conflict(`This event has not started yet. It opens at ${utcText(a.start_time)}.`, { code: 'event_not_started' });
       if (now >= a.stop_time) state = 'closed';
     }
-    const tests = a.problem_id
+    // the visible tests and the support files students may read (rdb 036), in the one query
+    const shown = a.problem_id
       ? await db.query(
-        `SELECT position, input, expected_output FROM test_cases
-          WHERE problem_id = ? AND visibility = 'visible' ORDER BY position, id`, [a.problem_id])
+        `SELECT 0 AS is_file, position, id, input, expected_output FROM test_cases
+          WHERE problem_id = ? AND visibility = 'visible'
+         UNION ALL
+         SELECT 1, 0, id, name, contents FROM problem_files WHERE problem_id = ? AND shown_to_students = 1
+         ORDER BY is_file, position, IF(is_file = 1, input, ''), id`, [a.problem_id, a.problem_id])
       : [];
+    const tests = shown.filter((t) => !Number(t.is_file)).map(({ position, input, expected_output }) => ({ position, input, expected_output }));
+    const supportFiles = shown.filter((t) => Number(t.is_file)).map((f) => ({ name: f.input, contents: f.expected_output }));
     return {
       id: a.id,
       kind: a.kind,
@@ -164,6 +170,7 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
       now,
       state,
       tests,
+      supportFiles,
     };
   }
 

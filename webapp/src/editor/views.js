@@ -74,6 +74,9 @@ function editorPage(req, a) {
         <div class="sample-head"><strong>Test ${i + 1}</strong><button type="button" class="linklike use-input" data-input="${t.input}">Use as input</button></div>
         <div class="sample-io"><div><span class="label">Input</span><pre>${t.input || '(empty)'}</pre></div><div><span class="label">Expected output</span><pre>${t.expected_output}</pre></div></div>
       </div>`)}` : ''}
+      ${a.supportFiles && a.supportFiles.length ? html`<h2>Files given with the problem</h2>
+      <p class="muted small">Compiled and run with your code; you cannot change them.</p>
+      ${a.supportFiles.map((f) => html`<details class="support-file"><summary><code>${f.name}</code></summary><pre>${f.contents}</pre></details>`)}` : ''}
     </aside>` : ''}
     <section class="ed-main">
       <div class="ed-toolbar" role="toolbar" aria-label="Editor actions">

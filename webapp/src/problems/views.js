@@ -1,5 +1,5 @@
 'use strict';
-const { html } = require('../shared/html');
+const { html, jsonForScript } = require('../shared/html');
 const { time } = require('../shared/format');
 const { renderMarkdown } = require('../shared/markdown');
 const ui = require('../staff/ui');
@@ -39,12 +39,13 @@ function problemFields(req, f, envs) {
     ${ui.textarea(f, 'solution_code', 'Reference solution', { rows: 10, mono: true, required: true })}
   </div>
   <div class="grid4">
-    ${ui.select(f, 'env', 'Environment', envs.map((e) => ({ value: e.slug, label: e.name })), { def: 'c' })}
+    ${ui.select(f, 'env', 'Environment', envs.map((e) => ({ value: e.slug, label: e.name })), { def: 'c', attrs: { 'data-templates': 'env-templates' } })}
     ${ui.input(f, 'time_limit_ms', 'Time limit (ms)', { type: 'number', def: '2000', attrs: { min: 100, max: 60000 } })}
     ${ui.input(f, 'memory_limit_mb', 'Memory limit (MB)', { type: 'number', def: '256', attrs: { min: 8, max: 4096 } })}
   </div>
   ${comparisonFields(f, envs, { perCase: false })}
-  ${ui.checkbox(f, 'is_practice', 'Offer as a practice problem', { help: 'Practice problems are listed on the students\' practice page.' })}`;
+  ${ui.checkbox(f, 'is_practice', 'Offer as a practice problem', { help: 'Practice problems are listed on the students\' practice page.' })}
+  <script type="application/json" id="env-templates">${jsonForScript(Object.fromEntries(envs.map((e) => [e.slug, e.template])))}</script>`;
 }
 
 // The comparison of output: a mode, Kattis-style tolerances for numbers, and a checker
@@ -79,7 +80,8 @@ function val(f, name) {
 }
 
 function newPage(req, { envs, form = {} }) {
-  const f = form.values ? form : { values: { template_code: (envs[0] && envs[0].template) || '' } };
+  const first = envs.find((e) => e.slug === 'c') || envs[0];
+  const f = form.values ? form : { values: { env: first && first.slug, template_code: (first && first.template) || '' } };
   return ui.page(req, {
     title: 'New problem',
     active: '/problems',
@@ -184,7 +186,8 @@ function problemPage(req, { p, tests, envs, form = {}, testForm, flash, error, c
     active: '/problems',
     body: html`${ui.crumbs([{ href: '/problems', label: 'Problems' }, { label: p.title }])}
 ${head(html`${p.title} ${p.is_practice ? html`<span class="tag tag-practice">practice</span>` : ''}${p.archived_at ? html` <span class="pill" id="archived">archived</span>` : ''}`, html`${p.category || 'no category'} · ${p.env} · ${p.time_limit_ms} ms · ${Math.round(p.memory_limit_kb / 1024)} MB · updated ${time(p.updated_at)}`,
-    html`${ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' })}
+    html`<a class="btn" href="/problems/${p.id}/files" id="support-files-link">Support files</a>
+    ${ui.actionForm(req, `/problems/${p.id}/check`, 'Check against reference solution', { cls: 'btn primary', id: 'check-solution' })}
     <a class="btn" href="/problems/${p.id}/kattis.zip" id="export-kattis" title="A Kattis problem package: statement, samples, secret data, checker, reference solution">Export (Kattis)</a>
     ${p.archived_at ? ui.actionForm(req, `/problems/${p.id}/unarchive`, 'Restore', { cls: 'btn', id: 'unarchive-problem' })
     : ui.actionForm(req, `/problems/${p.id}/archive`, 'Archive', { cls: 'btn', id: 'archive-problem', confirm: 'Archive this problem? It disappears from the lists and from new events; nothing is deleted.' })}

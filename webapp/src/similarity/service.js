@@ -11,6 +11,8 @@ const csv = require('../staff/csv');
 
 // A job left "running" this long was orphaned by a webapp restart.
 const STALE_MINUTES = 60;
+// Dolos's parser for each environment (Pascal has none: compared as C tokens)
+const DOLOS_LANGUAGE = { c: 'c', cpp: 'cpp', python3: 'python', java: 'java', nodejs: 'javascript', php: 'php' };
 
 function createSimilarityService({ db, log = console, niceness = 19, timeoutS = 1800, maxPairs = 200, detector = runDetector }) {
   async function question(eventId, questionId) {
@@ -60,7 +62,7 @@ function createSimilarityService({ db, log = console, niceness = 19, timeoutS = 
       const subs = await submissions(job.question_id);
       const ignored = [q.template_code, q.solution_code].filter((s) => s && s.trim()).join('\n');
       const result = await detector({
-        language: q.env === 'cpp' ? 'cpp' : 'c',
+        language: DOLOS_LANGUAGE[q.env] || 'c',
         template: ignored,
         max_pairs: maxPairs,
         files: subs.map((s) => ({ id: s.code_id, code: s.code })),

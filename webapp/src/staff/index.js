@@ -1,7 +1,7 @@
 'use strict';
 // The staff side (issue 5) in one call from app.js: services, navigation entries,
 // and routers, each behind its role check on the server:
-//   /people, /problems, /events   instructor, admin
+//   /people, /problems, /events   instructor, admin (/problems/:id/files: support files)
 //   /live                         instructor, admin, ta
 //   /grading                      ta, instructor, admin (/grading/mine: students)
 //   /admin                        admin
@@ -20,6 +20,7 @@ const { createAdminService } = require('../admin/service');
 const { createExamService } = require('../exam/service');
 const { createPausesService } = require('../exam/pauses');
 const { createAccommodationsService } = require('../exam/accommodations');
+const { createProblemFilesService } = require('../problemfiles/service');
 
 addNavItem({ href: '/grading/mine', label: 'Marks', roles: ['student'], order: 35 });
 addNavItem({ href: '/people', label: 'People', roles: ['instructor', 'admin'], order: 50 });
@@ -42,6 +43,7 @@ function mountStaff(app, deps) {
     exam: createExamService({ db }),
     pauses: createPausesService({ db }),
     accommodations: createAccommodationsService({ db }),
+    problemFiles: createProblemFilesService({ db }),
   };
   const logins = createLoginTracker({ db, log });
   deps.staff = staff;
@@ -49,6 +51,7 @@ function mountStaff(app, deps) {
 
   app.use('/accounts', logins.middleware);
   app.use('/people', requireRole('instructor', 'admin'), require('../people/routes')(staff));
+  app.use('/problems/:id/files', requireRole('instructor', 'admin'), require('../problemfiles/routes')(staff));
   app.use('/problems', requireRole('instructor', 'admin'), require('../problems/routes')(staff));
   app.use('/events', requireRole('instructor', 'admin'), require('../events/routes')(staff));
   app.use('/live', requireRole('instructor', 'admin', 'ta'), require('../live/routes')(staff));
