@@ -201,7 +201,7 @@ test('exams as they really run, in the browser', { skip: !chromiumPath() && 'chr
     await page.close();
   });
 
-  await t.test('walk-through fixes: focus after Compile and Evaluate, a long save state, the clock on a phone', async () => {
+  await t.test('walk-through fixes: A+ on the statement, focus after Compile and Evaluate, a long save state, the clock on a phone', async () => {
     const who = users[2];
     const exam = await ex.makeExam({ title: 'Layout', sectionId, problemId, startSec: -60, stopSec: 1800 });
     const aid = await ex.assignment(exam.eventId, who);
@@ -214,6 +214,12 @@ test('exams as they really run, in the browser', { skip: !chromiumPath() && 'chr
       await page.waitForFunction((b) => !document.getElementById(b).classList.contains('busy') && !document.getElementById(b).disabled, id, { timeout: 60000 });
       assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.id), id, `focus back on ${id}`);
     }
+    // A+ makes the statement's text larger too (it stayed at 15 px)
+    const px = () => page.evaluate(() => parseFloat(getComputedStyle(document.querySelector('.statement p')).fontSize));
+    const before = await px();
+    await page.click('#font-up');
+    assert.ok(await px() > before, `statement text ${before} px before A+`);
+    await page.click('#font-down');
     // a long save message is cut short: the countdown stays in the header, on the screen
     await page.evaluate(() => { document.getElementById('save-state').textContent = 'Not saved: '.concat('the server answered with a very long explanation '.repeat(8)); });
     const head = await page.locator('.ed-head').boundingBox();
