@@ -209,6 +209,8 @@ daemon() {
   mkdir -p "$BACKUP_DIR" "$(dirname "$BACKUP_STATUS_FILE")"
   chmod 700 "$BACKUP_DIR"
   [ -f "$BACKUP_DIR/timeline" ] || { echo 1 >"$BACKUP_DIR/timeline"; mkdir -p "$(tdir 1)/binlog/spool" "$(tdir 1)/full"; }
+  # a full cut short (the daemon stopped mid-copy) leaves a .partial folder; none runs now
+  ( flock -n 8 && rm -rf "$BACKUP_DIR"/t*/full/*.partial ) 8>"$BACKUP_DIR/.full.lock" || true
   local full_pid= backoff=1 last_full
   FORCE_FULL=0
   trap 'kill $STREAMER_PID $full_pid 2>/dev/null; wait; exit 0' TERM INT
