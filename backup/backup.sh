@@ -192,8 +192,8 @@ write_status() {
      --arg file "$shipped" --argjson size "$size" --argjson shipped_s "$SHIPPED_AT" \
      --arg master_file "$file" --argjson in_sync_s "$IN_SYNC_AT" --argjson lag_bytes "$lag_bytes" \
      --argjson streaming "$( [ -n "$STREAMER_PID" ] && kill -0 "$STREAMER_PID" 2>/dev/null && echo true || echo false)" \
-     --argjson now "$(now)" \
-     '{updated_at: $updated, target: $dir, timeline: $tl, last_full: $full, fulls: $fulls,
+     --argjson now "$(now)" --argjson interval "$BACKUP_FULL_INTERVAL_S" \
+     '{updated_at: $updated, target: $dir, timeline: $tl, last_full: $full, fulls: $fulls, full_interval_s: $interval,
        binlog: {streaming: $streaming, file: $file, bytes: $size, server_file: $master_file,
                 last_shipped_at: (if $shipped_s > 0 then ($shipped_s | todate) else null end),
                 in_sync_at: (if $in_sync_s > 0 then ($in_sync_s | todate) else null end),
