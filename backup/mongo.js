@@ -8,7 +8,9 @@
 'use strict';
 const path = require('node:path');
 const readline = require('node:readline');
-const { MongoClient, BSON } = require(path.join(__dirname, '..', 'nosql', 'node_modules', 'mongodb'));
+// nosql/'s driver in a checkout; the image's own (Dockerfile) in a container
+const driver = (() => { try { return require(path.join(__dirname, '..', 'nosql', 'node_modules', 'mongodb')); } catch { return require('mongodb'); } })();
+const { MongoClient, BSON } = driver;
 const { EJSON } = BSON;
 
 async function dump(db) {
