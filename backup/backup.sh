@@ -27,6 +27,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${DB_SOCKET:=$PRUTOR_VAR/run/mariadb.sock}" "${MONGO_URL:=mongodb://127.0.0.1:27017/prutor}"
 # How often the daemon looks at the binlog (status, lag, rotated files).
 : "${BACKUP_TICK_S:=1}"
+# The file being shipped is plain until the server moves to the next: rotate this often.
+: "${BACKUP_BINLOG_ROTATE_S:=600}"
 MYCNF=$PRUTOR_VAR/conf/my.cnf
 DATA=$PRUTOR_VAR/mariadb/data
 BINLOG_LOCAL=$PRUTOR_VAR/mariadb/binlog
@@ -65,7 +67,9 @@ full_backup() {
   stamp=$(date -u -d "@$started" +%Y%m%dT%H%M%SZ)
   dir=$(tdir "$tl")/full/$stamp
   mkdir -p "$dir.partial"
-  # the binlog file before the copy starts: replay never needs an older one
+  # a new binlog file at each full (the shipped one before it gets sealed); replay never
+  # needs a file older than the one current when the copy starts
+  sql "FLUSH BINARY LOGS" || true
   binlog_file=$(sql "SHOW MASTER STATUS" | cut -f1)
   local work; work=$(mktemp -d "$PRUTOR_VAR/mariadb/tmp/mariabackup.XXXXXX")
   mariabackup --defaults-file="$MYCNF" --backup --user=root --socket="$DB_SOCKET" \
@@ -93,7 +97,7 @@ full_backup() {
 }
 
 # Every full's manifest, oldest first (timeline, then time).
-manifests() { ls -1d "$BACKUP_DIR"/t*/full/*/manifest.json 2>/dev/null | sort || true; }
+manifests() { ls -1d "$BACKUP_DIR"/t*/full/*Z/manifest.json 2>/dev/null | sort || true; }
 
 # Keeps the newest BACKUP_KEEP_FULLS fulls and the binlog they need; what is older goes.
 prune() {
@@ -104,7 +108,7 @@ prune() {
   for f in "${all[@]:0:$((n - BACKUP_KEEP_FULLS))}"; do rm -rf "$(dirname "$f")"; log "pruned $(dirname "$f")"; done
   oldest=${all[$((n - BACKUP_KEEP_FULLS))]}
   otl=$(jq -r .timeline "$oldest"); ofile=$(jq -r .binlog_file_at_start "$oldest")
-  for d in "$BACKUP_DIR"/t*; do
+  for d in "$BACKUP_DIR"/t[0-9]*; do
     n=$((10#${d##*/t}))
     if [ "$n" -lt "$otl" ]; then rm -rf "$d"; log "pruned timeline $d"; fi
   done
@@ -212,19 +216,23 @@ daemon() {
   # a full cut short (the daemon stopped mid-copy) leaves a .partial folder; none runs now
   ( flock -n 8 && rm -rf "$BACKUP_DIR"/t*/full/*.partial ) 8>"$BACKUP_DIR/.full.lock" || true
   local full_pid= backoff=1 last_full
-  FORCE_FULL=0
-  trap 'kill $STREAMER_PID $full_pid 2>/dev/null; wait; exit 0' TERM INT
+  FORCE_FULL=0 LAST_ROTATE=$(now)
+  trap 'kill ${STREAMER_PID:-} ${full_pid:-} 2>/dev/null; wait; exit 0' TERM INT
   while :; do
     if [ -z "$STREAMER_PID" ] || ! kill -0 "$STREAMER_PID" 2>/dev/null; then
       if start_streamer; then backoff=1; else log "MariaDB not answering; retrying in ${backoff}s"; sleep "$backoff"; backoff=$(( backoff < 8 ? backoff * 2 : 8 )); fi
     fi
-    seal_spool
+    seal_spool || log "sealing the spool failed; retrying"
+    if [ $(( $(now) - LAST_ROTATE )) -ge "$BACKUP_BINLOG_ROTATE_S" ]; then
+      sql "FLUSH BINARY LOGS" 2>/dev/null || true
+      LAST_ROTATE=$(now)
+    fi
     # a full when none exists in this timeline, or the newest is older than the interval
-    last_full=$(ls -1d "$(tdir "$(timeline)")"/full/*/manifest.json 2>/dev/null | sort | tail -n1 || true)
+    last_full=$(ls -1d "$(tdir "$(timeline)")"/full/*Z/manifest.json 2>/dev/null | sort | tail -n1 || true)
     if [ -z "$full_pid" ] || ! kill -0 "$full_pid" 2>/dev/null; then
       full_pid=
       if [ "$FORCE_FULL" = 1 ] || [ -z "$last_full" ] ||
-         [ $(( $(now) - $(jq -r .finished_s "$last_full") )) -ge "$BACKUP_FULL_INTERVAL_S" ]; then
+         [ $(( $(now) - $(jq -r '.finished_s // 0' "$last_full" 2>/dev/null || echo 0) )) -ge "$BACKUP_FULL_INTERVAL_S" ]; then
         FORCE_FULL=0
         ( full_backup ) & full_pid=$!
       fi
