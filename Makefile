@@ -2,7 +2,7 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos backup restore
+.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos backup restore standby failover
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -62,3 +62,9 @@ backup: ## a full backup now (MariaDB + MongoDB, encrypted into BACKUP_DIR); the
 
 restore: ## restore MariaDB from the backups: the last full, then the binlog up to AT="YYYY-MM-DD HH:MM:SS" (UTC; default: the last second)
 	@$(PRUTOR) restore $(if $(AT),--at "$(AT)",)
+
+standby: ## start a semi-synchronous standby MariaDB (cloned from the primary); `bin/prutor standby status|down`
+	@$(PRUTOR) standby up
+
+failover: ## fence the primary, promote the standby in its place (same address), print the time it took
+	@$(PRUTOR) failover

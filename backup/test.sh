@@ -5,6 +5,8 @@
 #      files age-encrypted (another key cannot read them), bad input refused with a sentence
 #   2. the restore drill (test/drill.js): saves under load through HAProxy, a full
 #      mid-run, the data directory deleted, restored to the last second and to a point in time
+#   3. the failover drill (test/failover.js): a semi-synchronous standby, the primary
+#      killed mid-run, `bin/prutor failover`, 0 acknowledged saves lost, the recovery time
 # Env: DRILL_USERS (10), SAVE_SECONDS (6).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,12 +17,14 @@ fail() { echo "backup/test.sh: FAIL: $*" >&2; exit 1; }
 ok() { echo "ok - $*"; }
 export ROOT RUN=$(date -u +%H%M%S)$RANDOM
 scratch=$(mktemp -d "$PRUTOR_VAR/backup-test.XXXXXX")
-replaced_before=$(ls -1d "$PRUTOR_VAR"/mariadb/*.replaced-* 2>/dev/null || true)
+replaced_before=$(ls -1d "$PRUTOR_VAR"/mariadb/*.replaced-* "$PRUTOR_VAR"/mariadb/*.failed-* 2>/dev/null || true)
 cleanup() {
   rm -rf "$scratch"
   LOAD_PREFIX=drill LOAD_SECTION=DRILL bash "$ROOT/jmeter-plans/load-data.sh" --remove >/dev/null 2>&1 || true
-  # the data directories the drill's restores set aside (the drill's own, nothing older)
-  local d; for d in "$PRUTOR_VAR"/mariadb/*.replaced-*; do
+  bash "$ROOT/bin/prutor" standby down >/dev/null 2>&1 || true
+  rm -rf "${DB_STANDBY_DIR:?}"
+  # the data directories the drills set aside (their own, nothing older)
+  local d; for d in "$PRUTOR_VAR"/mariadb/*.replaced-* "$PRUTOR_VAR"/mariadb/*.failed-*; do
     [ -e "$d" ] && ! grep -qxF "$d" <<<"$replaced_before" && rm -rf "$d"
   done; return 0
 }
@@ -55,8 +59,14 @@ t=$SECONDS
 export USERS_CSV=$scratch/users.csv
 LOAD_PREFIX=drill LOAD_SECTION=DRILL LOAD_CSV=$USERS_CSV USERS=${DRILL_USERS:-10} HOURS=1 \
   bash "$ROOT/jmeter-plans/load-data.sh" >/dev/null
-BASE_URL=http://127.0.0.1:$HAPROXY_PORT SAVE_SECONDS=${SAVE_SECONDS:-6} node "$ROOT/backup/test/drill.js"
+export BASE_URL=http://127.0.0.1:$HAPROXY_PORT SAVE_SECONDS=${SAVE_SECONDS:-6}
+node "$ROOT/backup/test/drill.js"
 ok "restore drill ($((SECONDS - t))s)"
+# ---- 3. the standby and its promotion
+t=$SECONDS
+bash "$ROOT/bin/prutor" standby up
+node "$ROOT/backup/test/failover.js"
+ok "failover drill ($((SECONDS - t))s)"
 # the stack is whole for the suites after this one
 bash "$ROOT/bin/prutor" status >/dev/null || fail "the stack is not healthy after the drill"
 ok "every component healthy after the drill"

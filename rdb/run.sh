@@ -49,4 +49,8 @@ if [ "${DB_BOOTSTRAP_ON_START:-0}" = 1 ]; then
   ( umask 077; bash "$HERE/bootstrap.sh" --sql >"$PRUTOR_VAR/run/bootstrap.sql" )
   init=(--init-file="$PRUTOR_VAR/run/bootstrap.sql")
 fi
-exec mariadbd --defaults-file="$PRUTOR_VAR/conf/my.cnf" "${init[@]}"
+# Semi-synchronous replication while a standby exists (backup/standby.sh writes the
+# options; without a standby there is nothing to wait for).
+semi=()
+[ -f "$PRUTOR_VAR/mariadb/semi-sync.flags" ] && read -r -a semi <"$PRUTOR_VAR/mariadb/semi-sync.flags"
+exec mariadbd --defaults-file="$PRUTOR_VAR/conf/my.cnf" "${init[@]}" "${semi[@]}"
