@@ -2,7 +2,7 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos backup restore standby failover
+.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos backup restore standby failover archive archive-import
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -68,3 +68,9 @@ standby: ## start a semi-synchronous standby MariaDB (cloned from the primary); 
 
 failover: ## fence the primary, promote the standby in its place (same address), print the time it took
 	@$(PRUTOR) failover
+
+archive: ## one event as a zip (CSV, JSON, source files, checksums) readable without the platform: EVENT=id [OUT=file.zip]
+	@$(PRUTOR) archive export "$(EVENT)" "$(or $(OUT),event-$(EVENT).zip)"
+
+archive-import: ## put an archived event back (it must not exist; its users must): FILE=event-N.zip
+	@$(PRUTOR) archive import "$(FILE)"

@@ -7,6 +7,8 @@
 #      mid-run, the data directory deleted, restored to the last second and to a point in time
 #   3. the failover drill (test/failover.js): a semi-synchronous standby, the primary
 #      killed mid-run, `bin/prutor failover`, 0 acknowledged saves lost, the recovery time
+#   4. an exam archive (test/archive.sh): exported, read with unzip and a CSV reader, the
+#      event deleted, imported, compared row by row; hostile archives refused
 # Env: DRILL_USERS (10), SAVE_SECONDS (6).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -67,6 +69,10 @@ t=$SECONDS
 bash "$ROOT/bin/prutor" standby up
 node "$ROOT/backup/test/failover.js"
 ok "failover drill ($((SECONDS - t))s)"
+# ---- 4. an exam archive: exported, read without the platform, deleted, imported
+t=$SECONDS
+bash "$ROOT/backup/test/archive.sh"
+ok "exam archive round trip ($((SECONDS - t))s)"
 # the stack is whole for the suites after this one
 bash "$ROOT/bin/prutor" status >/dev/null || fail "the stack is not healthy after the drill"
 ok "every component healthy after the drill"

@@ -36,9 +36,9 @@ class Student {
 
   // One save with its own marker; retried with the same client id until acknowledged,
   // so a retry never makes a second row. Returns { token, code_id } or null.
-  async save(label) {
+  async save(label, trigger = 'manual') {
     const token = `${RUN}:${this.username}:${label || ++this.seq}`;
-    const body = { assignment_id: this.assignment, branch_id: 0, trigger: 'manual', code: `/* drill ${token} */\nint main(void) { return 0; }\n`, client_save_id: crypto.randomBytes(18).toString('base64url') };
+    const body = { assignment_id: this.assignment, branch_id: 0, trigger, code: `/* drill ${token} */\nint main(void) { return 0; }\n`, client_save_id: crypto.randomBytes(18).toString('base64url') };
     for (let attempt = 0; attempt < (this.patience || 20); attempt++) {
       const r = await this.request('POST', '/editor/save', body);
       if (r.status === 200 && r.json && r.json.ok) return { token, code_id: r.json.code_id };
