@@ -32,7 +32,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# ---- 1. retention, encryption, refusals
+# ---- 1. the binlog as rdb/my.cnf.tmpl renders it, retention, encryption, refusals
+vars=$(mariadb --socket="$DB_SOCKET" --user=root -N -B -e "SELECT @@log_bin, @@binlog_format, @@sync_binlog, @@server_id, @@log_bin_basename")
+[ "$(cut -f1-4 <<<"$vars")" = "$(printf '1\tROW\t%s\t%s' "$DB_SYNC_BINLOG" "$DB_SERVER_ID")" ] || fail "binlog settings in force: $vars"
+[ "$(cut -f5 <<<"$vars")" = "$PRUTOR_VAR/mariadb/binlog/mariadb-bin" ] || fail "the binlog is not in its own folder: $vars"
+ok "the binlog is on: ROW, sync_binlog=$DB_SYNC_BINLOG, server_id=$DB_SERVER_ID, in var/mariadb/binlog"
 t=$SECONDS
 for i in 1 2 3; do
   BACKUP_DIR=$scratch BACKUP_KEEP_FULLS=2 bash "$ROOT/backup/backup.sh" backup 2>"$scratch/full.log" ||
