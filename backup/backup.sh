@@ -190,7 +190,13 @@ write_status() {
     [ "$lag_bytes" = 0 ] && IN_SYNC_AT=$(now)
   fi
   latest=$(manifests | tail -n1)
-  jq -n --arg updated "$(date -u +%FT%TZ)" --argjson tl "$tl" --arg dir "$BACKUP_DIR" \
+  # the standby's replication, while one runs (standby.sh)
+  local standby=null
+  if [ -S "${DB_STANDBY_DIR:-$PRUTOR_VAR/mariadb-standby}/run/mariadb.sock" ]; then
+    standby=$(bash "$HERE/standby.sh" status 2>/dev/null | jq -c . 2>/dev/null) || standby=null
+    [ -n "$standby" ] || standby=null
+  fi
+  jq -n --argjson standby "$standby" --arg updated "$(date -u +%FT%TZ)" --argjson tl "$tl" --arg dir "$BACKUP_DIR" \
      --argjson full "$( [ -n "$latest" ] && jq -c '{finished_at, duration_ms, bytes, mongo}' "$latest" || echo null)" \
      --argjson fulls "$(manifests | wc -l)" \
      --arg file "$shipped" --argjson size "$size" --argjson shipped_s "$SHIPPED_AT" \
@@ -202,7 +208,8 @@ write_status() {
                 last_shipped_at: (if $shipped_s > 0 then ($shipped_s | todate) else null end),
                 in_sync_at: (if $in_sync_s > 0 then ($in_sync_s | todate) else null end),
                 lag_bytes: $lag_bytes,
-                lag_s: (if $in_sync_s > 0 then ($now - $in_sync_s) else null end)}}' \
+                lag_s: (if $in_sync_s > 0 then ($now - $in_sync_s) else null end)},
+       standby: $standby}' \
      >"$BACKUP_STATUS_FILE.tmp"
   chmod 644 "$BACKUP_STATUS_FILE.tmp"
   mv -f "$BACKUP_STATUS_FILE.tmp" "$BACKUP_STATUS_FILE"

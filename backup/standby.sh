@@ -6,7 +6,7 @@
 #   standby.sh up        clone the primary (mariabackup), start the standby (port
 #                        DB_STANDBY_PORT, data DB_STANDBY_DIR), replicate with GTID, and
 #                        turn semi-sync on at the primary (kept across its restarts)
-#   standby.sh down      stop the standby (its data stays)
+#   standby.sh down      stop the standby (its data stays) and semi-sync at the primary
 #   standby.sh status    replication threads, lag, semi-sync state, as JSON
 #   standby.sh failover  `make failover`: fence the primary (stop it), let the standby
 #                        apply everything it received, promote it, and put its data
@@ -91,6 +91,10 @@ cmd_up() {
 }
 
 cmd_down() {
+  # stopped on purpose: the primary stops waiting for it (a commit would wait
+  # DB_SEMI_SYNC_TIMEOUT_MS once, then go on without it anyway)
+  rm -f "$SEMI_FLAGS"
+  primary "SET GLOBAL rpl_semi_sync_master_enabled = OFF" 2>/dev/null || true
   running || { log "not running"; return 0; }
   mariadb-admin --socket="$SOCK" --user=root shutdown >/dev/null 2>&1 || kill "$(cat "$PIDF")"
   local i; for i in $(seq 1 120); do running || break; sleep 0.5; done

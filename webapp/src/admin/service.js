@@ -93,12 +93,15 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
       full: s.last_full ? { ...s.last_full, ageS: age(s.last_full.finished_at) } : null,
       binlog: { streaming: !!b.streaming, file: b.file, bytes: b.bytes, lastShippedAt: b.last_shipped_at, lastShippedAgeS: age(b.last_shipped_at),
         lagS: b.in_sync_at ? age(b.in_sync_at) : null, lagBytes: b.lag_bytes } };
+    if (s.standby) out.standby = { io: s.standby.io, sql: s.standby.sql, secondsBehind: s.standby.seconds_behind, semiSync: s.standby.primary_semi_sync, notAcked: s.standby.not_acked_tx };
     const problems = [];
     if (out.updatedAgeS > BACKUP_STALE_S) problems.push(`The backup program last reported ${out.updatedAgeS} s ago: it is not running.`);
     if (!out.binlog.streaming) problems.push('The binary log is not being shipped.');
     else if (out.binlog.lagS === null || out.binlog.lagS > BACKUP_STALE_S) problems.push(`The shipped binary log is behind the server${out.binlog.lagS === null ? '' : ` by ${out.binlog.lagS} s`}.`);
     if (!out.full) problems.push('No full backup yet.');
     else if (s.full_interval_s && out.full.ageS > 2 * s.full_interval_s) problems.push(`The last full backup is ${Math.round(out.full.ageS / 3600)} h old.`);
+    if (out.standby && (out.standby.io !== 'Yes' || out.standby.sql !== 'Yes')) problems.push(`The standby is not replicating (receiving: ${out.standby.io || 'no'}, applying: ${out.standby.sql || 'no'}).`);
+    else if (out.standby && out.standby.semiSync !== 'ON') problems.push('Semi-synchronous replication is off: saves are acknowledged before the standby has them.');
     return { ...out, state: problems.length ? 'warn' : 'ok', problems };
   }
 

@@ -16,6 +16,7 @@ ${b.state === 'none' ? html`<p class="muted small">Status file: ${b.file}. See b
 <dt>Last full backup</dt><dd id="backup-last-full">${b.full ? html`${b.full.finished_at.replace('T', ' ').replace('Z', ' UTC')} (${ago(b.full.ageS)}), ${Math.round(b.full.bytes / 1024)} KB in ${fmtMs(b.full.duration_ms)}${b.full.mongo ? ', with MongoDB' : ''}` : '—'}</dd>
 <dt>Last binlog shipped</dt><dd id="backup-binlog">${b.binlog.file ? html`${b.binlog.file} at ${b.binlog.bytes} bytes, ${ago(b.binlog.lastShippedAgeS)}` : '—'}</dd>
 <dt>Binlog lag</dt><dd id="backup-lag">${b.binlog.lagS === null ? '—' : html`${b.binlog.lagS} s${b.binlog.lagBytes ? html`, ${b.binlog.lagBytes} bytes` : ''}`}</dd>
+${b.standby ? html`<dt>Standby</dt><dd id="backup-standby">receiving ${b.standby.io}, applying ${b.standby.sql}, ${dash(b.standby.secondsBehind)} s behind, semi-sync ${b.standby.semiSync}</dd>` : ''}
 <dt>Target</dt><dd class="small">${b.target} (timeline ${b.timeline}, ${b.fulls} fulls kept)</dd>
 <dt>Status</dt><dd class="small">written ${ago(b.updatedAgeS)}</dd></dl>`}
 </div>`;

@@ -37,6 +37,8 @@ test('backup status: none, ok, and each problem named', () => {
     [{ binlog: { ...status().binlog, in_sync_at: iso(300e3), lag_bytes: 5000 } }, /behind the server by 30\d s/],
     [{ last_full: null }, /No full backup yet/],
     [{ last_full: { ...status().last_full, finished_at: iso(13 * 3600e3) } }, /full backup is 13 h old/],
+    [{ standby: { io: 'Connecting', sql: 'Yes', seconds_behind: '', primary_semi_sync: 'OFF' } }, /standby is not replicating \(receiving: Connecting, applying: Yes\)/],
+    [{ standby: { io: 'Yes', sql: 'Yes', seconds_behind: '0', primary_semi_sync: 'OFF' } }, /Semi-synchronous replication is off/],
   ];
   for (const [over, why] of cases) {
     fs.writeFileSync(file, JSON.stringify(status(over)));
@@ -61,6 +63,11 @@ test('backup status on the admin page: escaped', () => {
   assert.match(page, /id="backup-last-full">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(60 min ago\)/);
   assert.match(page, /id="backup-binlog">mariadb-bin.000004 at 123456 bytes/);
   assert.match(page, /id="backup-lag">\d s/);
+  assert.doesNotMatch(page, /id="backup-standby"/);
+  fs.writeFileSync(file, JSON.stringify(status({ standby: { io: 'Yes', sql: 'Yes', seconds_behind: '0', primary_semi_sync: 'ON' } })));
+  const withStandby = String(knobsPage(req, { k: { ...k, backup: svc.backupStatus() } }));
+  assert.match(withStandby, /id="backup-standby">receiving Yes, applying Yes, 0 s behind, semi-sync ON/);
+  assert.match(withStandby, /<span class="pill ok">ok<\/span>/);
   assert.doesNotMatch(page, /<script>x<\/script>/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
