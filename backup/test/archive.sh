@@ -30,6 +30,13 @@ grader=$(db "SELECT id FROM users WHERE role IN ('instructor', 'admin') ORDER BY
 db "INSERT INTO grades (assignment_id, marks, feedback, grader_id) VALUES ($asg, 7.5, 'Good, \"but\" check n = 0,\nand the loop bound.', $grader);
     INSERT INTO regrade_requests (assignment_id, reason, response) VALUES ($asg, 'Test 2 is wrong', '')"
 
+# the auto-grader takes each submission from the queue within seconds: the archive is
+# taken once it has (else the second export would hold marks the first did not)
+for i in $(seq 1 120); do
+  [ "$(db "SELECT COUNT(*) FROM grading_queue q JOIN assignments a ON a.id = q.assignment_id
+           WHERE a.event_id = $event AND q.due_at <= UTC_TIMESTAMP(3)")" = 0 ] && break
+  sleep 0.5
+done
 node "$ROOT/backup/archive.js" export "$event" "$work/a.zip"
 unzip -l "$work/a.zip" >"$work/list" || fail "unzip cannot list the archive"
 for f in manifest.json README.txt tables/code.csv tables/submissions.csv tables/grades.csv tables/regrade_requests.csv tables/event_timing.csv; do
