@@ -5,9 +5,13 @@
 #   backup.sh daemon                 what run.sh runs: ships the binlog, a full every
 #                                    BACKUP_FULL_INTERVAL_S, retention, the status file
 #   backup.sh backup                 one full backup now (`make backup`)
-#   backup.sh restore [--at "YYYY-MM-DD HH:MM:SS"] [--mongo]
+#   backup.sh backup log [TIMELINE]  the shipped binlog, one line per transaction: GTID,
+#                                    time, the tables it changed (to find one to --skip)
+#   backup.sh restore [--at "YYYY-MM-DD HH:MM:SS" | --skip GTID] [--mongo]
 #                                    `make restore`: the last full before AT (UTC; default:
 #                                    now), then the binlog replayed up to AT (excluded);
+#                                    --skip: everything but that one transaction (an
+#                                    operator's mistaken DELETE), to the end of its timeline;
 #                                    --mongo also replaces the MongoDB data by that full's dump
 #   backup.sh status                 the status file
 #
@@ -251,13 +255,66 @@ daemon() {
 
 # ------------------------------------------------------------------ restore
 
+# A timeline's shipped binlog, decrypted, into DIR (files before FROM left out).
+plain_binlogs() { # plain_binlogs TIMELINE DIR FROM
+  local f
+  for f in "$(tdir "$1")"/binlog/*.age; do
+    [ -e "$f" ] || continue
+    [[ $(basename "$f" .age) < $3 ]] && continue
+    age -d -i "$KEYFILE" <"$f" >"$2/$(basename "$f" .age)"
+  done
+  for f in "$(tdir "$1")"/binlog/spool/mariadb-bin.*; do
+    [ -e "$f" ] || continue
+    [[ $(basename "$f") < $3 ]] || cp "$f" "$2/"
+  done
+}
+
+# What the shipped binlog of a timeline (default: the current one) holds, one line per
+# transaction: GTID, time (UTC) and the tables it changed, e.g. to find the GTID of a
+# mistaken DELETE for `restore --skip`. Needs BACKUP_AGE_KEY.
+binlog_log() {
+  local tl=${1:-$(timeline)} dir
+  [ -n "${BACKUP_AGE_KEY:-}" ] || die "BACKUP_AGE_KEY is not set"
+  dir=$(mktemp -d); KEYFILE=$dir/key; ( umask 077; printf '%s\n' "$BACKUP_AGE_KEY" >"$KEYFILE" )
+  mkdir "$dir/b"; plain_binlogs "$tl" "$dir/b" ""
+  local f
+  for f in $(ls -1 "$dir/b" | sort); do
+    TZ=UTC mariadb-binlog --base64-output=DECODE-ROWS -v "$dir/b/$f" 2>/dev/null | awk '
+      /GTID [0-9]+-[0-9]+-[0-9]+/ { if (id != "") print id, when, ops; for (i = 1; i <= NF; i++) if ($i == "GTID") id = $(i + 1)
+        when = "20" substr($1, 2, 2) "-" substr($1, 4, 2) "-" substr($1, 6, 2) " " $2; ops = ""; delete seen }
+      /^### (INSERT INTO|UPDATE|DELETE FROM) / { k = $2 ":" $NF; if (!(k in seen)) { seen[k] = 1; ops = ops " " k } }
+      END { if (id != "") print id, when, ops }'
+  done
+  rm -rf "$dir"
+}
+
 ctl() { supervisorctl -c "$SUPERVISOR_CONF" "$@"; }
 
+# The transaction GTID in a folder of plain binlog files: "FILE START END TIME" (END
+# "-" when it is the file's last), from mariadb-binlog's "# at N" lines.
+gtid_in() { # gtid_in DIR GTID
+  local f r
+  for f in $(ls -1 "$1" | sort); do
+    # awk stops at the answer: mariadb-binlog then dies of SIGPIPE, which is fine
+    r=$(TZ=UTC mariadb-binlog --base64-output=NEVER "$1/$f" 2>/dev/null | awk -v g="$2" -v f="$f" '
+      /^# at [0-9]+$/ { at = $3 }
+      /GTID [0-9]+-[0-9]+-[0-9]+/ {
+        for (i = 1; i <= NF; i++) if ($i == "GTID") id = $(i + 1)
+        if (found) { print f, start, at, when; done = 1; exit }
+        if (id == g) { found = 1; start = at; when = "20" substr($1, 2, 2) "-" substr($1, 4, 2) "-" substr($1, 6, 2) " " $2 }
+      }
+      END { if (found && !done) print f, start, "-", when }') || true
+    [ -n "$r" ] && { echo "$r"; return 0; }
+  done
+  return 0
+}
+
 restore() {
-  local at= mongo=0
+  local at= mongo=0 skip=
   while [ $# -gt 0 ]; do
     case $1 in
       --at) at=${2:?--at needs "YYYY-MM-DD HH:MM:SS"}; shift 2 ;;
+      --skip) skip=${2:?--skip needs a GTID such as 0-1-1234}; shift 2 ;;
       --mongo) mongo=1; shift ;;
       *) die "restore: unknown argument $1" ;;
     esac
@@ -270,10 +327,41 @@ restore() {
   else
     at_s=$(now)
   fi
-  # the newest full that had finished by AT
+  # --skip: the one transaction to leave out (an operator's mistaken DELETE), found in
+  # the shipped binlog of whichever timeline holds it; the restore then replays all of
+  # that timeline but it, from the last full taken before it
+  local skip_tl= skip_s=
+  if [ -n "$skip" ]; then
+    [[ $skip =~ ^[0-9]+-[0-9]+-[0-9]+$ ]] || die "--skip takes one GTID such as 0-1-1234 (bin/prutor backup log shows them)"
+    [ -z "$at" ] || die "--skip replays its timeline to the end: it does not go with --at"
+    local scan d hit
+    scan=$(mktemp -d "$PRUTOR_VAR/mariadb/tmp/scan.XXXXXX")
+    KEYFILE=$scan/key; ( umask 077; printf '%s\n' "$BACKUP_AGE_KEY" >"$KEYFILE" )
+    for d in $(ls -1d "$BACKUP_DIR"/t[0-9]* | sort -r); do
+      rm -rf "$scan/b"; mkdir "$scan/b"; plain_binlogs "$((10#${d##*/t}))" "$scan/b" ""
+      hit=$(gtid_in "$scan/b" "$skip")
+      [ -n "$hit" ] || continue
+      # a restore replays a timeline's tail into the next one under the same GTIDs:
+      # take the timeline that has a full from before the transaction
+      local hs n=$((10#${d##*/t})) m2
+      hs=$(date -u -d "$(cut -d' ' -f4- <<<"$hit")" +%s)
+      for m2 in "$d"/full/*Z/manifest.json; do
+        [ -e "$m2" ] && [ "$(jq -r .finished_s "$m2")" -lt "$hs" ] && { skip_tl=$n; skip_s=$hs; }
+      done
+      [ -n "$skip_tl" ] && break
+    done
+    rm -rf "$scan"
+    [ -n "$skip_tl" ] || die "no transaction $skip with a full backup before it in the shipped binlog"
+    log "leaving out $skip (timeline $skip_tl, $(date -u -d "@$skip_s" '+%F %T') UTC)"
+  fi
+  # the newest full that had finished by AT (with --skip: of that timeline, before it)
   local m chosen=
   while read -r m; do
-    [ "$(jq -r .finished_s "$m")" -le "$at_s" ] && chosen=$m
+    if [ -n "$skip_tl" ]; then
+      [ "$(jq -r .timeline "$m")" = "$skip_tl" ] && [ "$(jq -r .finished_s "$m")" -lt "$skip_s" ] && chosen=$m
+    else
+      [ "$(jq -r .finished_s "$m")" -le "$at_s" ] && chosen=$m
+    fi
   done < <(manifests)
   [ -n "$chosen" ] || die "no full backup finished before ${at:-now} in $BACKUP_DIR"
   local full tl; full=$(dirname "$chosen"); tl=$(jq -r .timeline "$chosen")
@@ -283,7 +371,7 @@ restore() {
   local key work t0=$SECONDS
   work=$PRUTOR_VAR/mariadb/restore
   rm -rf "$work"; mkdir -p "$work/full" "$work/binlog"
-  key=$work/age.key; ( umask 077; printf '%s\n' "$BACKUP_AGE_KEY" >"$key" )
+  key=$work/age.key; ( umask 077; printf '%s\n' "$BACKUP_AGE_KEY" >"$key" ); KEYFILE=$key
   decrypt() { age -d -i "$key"; }
 
   # 1. stop shipping (its spool is then final) and the server
@@ -297,16 +385,8 @@ restore() {
   info=$(cat "$work/full/mariadb_backup_binlog_info" 2>/dev/null || cat "$work/full/xtrabackup_binlog_info")
   start_file=$(cut -f1 <<<"$info"); start_pos=$(cut -f2 <<<"$info")
   # 3. the binlog of that timeline from the backup's position on
-  local f files=()
-  for f in "$(tdir "$tl")"/binlog/*.age; do
-    [ -e "$f" ] || continue
-    [[ $(basename "$f" .age) < $start_file ]] && continue
-    decrypt <"$f" >"$work/binlog/$(basename "$f" .age)"
-  done
-  for f in "$(tdir "$tl")"/binlog/spool/mariadb-bin.*; do
-    [ -e "$f" ] || continue
-    [[ $(basename "$f") < $start_file ]] || cp "$f" "$work/binlog/"
-  done
+  local files=()
+  plain_binlogs "$tl" "$work/binlog" "$start_file"
   mapfile -t files < <(ls -1 "$work/binlog" | sort | sed "s|^|$work/binlog/|")
   # 4. the broken data directory and local binlog set aside (never deleted here)
   local aside; aside=$(date -u +%Y%m%dT%H%M%SZ)
@@ -317,18 +397,37 @@ restore() {
     die "mariabackup --move-back failed (log $work/move-back.log)"
   local os_user; os_user=$(sed -n 's/^user *= *//p' "$MYCNF" | head -n1)
   chown -R "$os_user": "$DATA" "$BINLOG_LOCAL" "$work"
-  # 5. the binlog replayed into a private server (no TCP: nobody else writes meanwhile;
-  #    not logged: the restored server starts a new binlog timeline)
+  # 5. the binlog replayed into a private server (no TCP: nobody else writes meanwhile),
+  #    logged into the new binlog under the original GTIDs, so numbering goes on and a
+  #    GTID names one transaction in every timeline (fsyncs left to the shutdown)
   local sock=$work/mariadb.sock replayed=0
-  mariadbd --defaults-file="$MYCNF" --skip-networking --skip-log-bin --socket="$sock" \
+  mariadbd --defaults-file="$MYCNF" --skip-networking --sync-binlog=0 --innodb-flush-log-at-trx-commit=2 --socket="$sock" \
     --pid-file="$work/mariadb.pid" >"$work/mariadbd.log" 2>&1 &
   local mpid=$! i
   for i in $(seq 1 120); do mariadb-admin --socket="$sock" --user=root ping >/dev/null 2>&1 && break; sleep 0.5; done
   if [ ${#files[@]} -gt 0 ]; then
     local stop=(); [ -n "$at" ] && stop=(--stop-datetime="$at")
     # TZ=UTC: --stop-datetime is read in the client's time zone
-    TZ=UTC mariadb-binlog --start-position="$start_pos" "${stop[@]}" "${files[@]}" >"$work/replay.sql" 2>"$work/replay.err" ||
-      { kill "$mpid"; die "mariadb-binlog failed: $(tail -n 3 "$work/replay.err")"; }
+    if [ -n "$skip" ]; then
+      # up to the transaction's first byte, then on from its last: two runs of mariadb-binlog
+      local x xf xs xe i k=-1
+      x=$(gtid_in "$work/binlog" "$skip"); read -r xf xs xe _ <<<"$x"
+      for i in "${!files[@]}"; do [ "$(basename "${files[$i]}")" = "$xf" ] && k=$i; done
+      [ "$k" -ge 0 ] || { kill "$mpid"; die "$skip is not after the chosen full"; }
+      {
+        if [ "$k" -eq 0 ]; then
+          TZ=UTC mariadb-binlog --start-position="$start_pos" --stop-position="$xs" "${files[0]}"
+        else
+          TZ=UTC mariadb-binlog --start-position="$start_pos" "${files[@]:0:$k}"
+          TZ=UTC mariadb-binlog --stop-position="$xs" "${files[$k]}"
+        fi
+        if [ "$xe" != - ]; then TZ=UTC mariadb-binlog --start-position="$xe" "${files[@]:$k}"
+        elif [ $((k + 1)) -lt ${#files[@]} ]; then TZ=UTC mariadb-binlog "${files[@]:$((k + 1))}"; fi
+      } >"$work/replay.sql" 2>"$work/replay.err" || { kill "$mpid"; die "mariadb-binlog failed: $(tail -n 3 "$work/replay.err")"; }
+    else
+      TZ=UTC mariadb-binlog --start-position="$start_pos" "${stop[@]}" "${files[@]}" >"$work/replay.sql" 2>"$work/replay.err" ||
+        { kill "$mpid"; die "mariadb-binlog failed: $(tail -n 3 "$work/replay.err")"; }
+    fi
     mariadb --socket="$sock" --user=root --binary-mode <"$work/replay.sql" ||
       { kill "$mpid"; die "replaying the binlog failed"; }
     replayed=$(grep -c '^COMMIT/\*!\*/;$' "$work/replay.sql" || true)
@@ -355,8 +454,14 @@ restore() {
 
 case ${1:-} in
   daemon) daemon ;;
-  backup) full_backup ;;
+  backup) shift
+    case ${1:-} in
+      "") full_backup ;;
+      log) shift; binlog_log "$@" ;;
+      status) cat "$BACKUP_STATUS_FILE" ;;
+      *) die "backup: unknown argument $1 (none, log [TIMELINE] or status)" ;;
+    esac ;;
   restore) shift; restore "$@" ;;
   status) cat "$BACKUP_STATUS_FILE" ;;
-  *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
