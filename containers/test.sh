@@ -302,7 +302,7 @@ wait_replicas() { # wait_replicas ENGINES WEBAPPS: HAProxy sees exactly that man
 scale() { compose up -d --no-deps --no-recreate --scale "engine=$1" --scale "webapp=$2" engine webapp; }
 # engine_metrics CONTAINER: "gcc hits" of the engine's counters (its /metrics, per replica)
 engine_metrics() {
-  podman exec "$1" php -r '$m = json_decode((string) @file_get_contents("http://127.0.0.1:8081/metrics"), true)["counters"] ?? null;
+  podman exec "$1" php -r '$m = json_decode((string) @file_get_contents("http://127.0.0.1:8081/metrics", false, stream_context_create(["http" => ["header" => "Accept: application/json"]])), true)["counters"] ?? null;
     echo $m === null ? "" : $m["gcc"] . " " . ($m["cache_hit"] + $m["cache_wait_hit"]), "\n";' 2>/dev/null
 }
 # HAProxy's checks are the primary's liveness; the aggregate /healthz (what bench.sh asks

@@ -13,6 +13,9 @@
 #      cgroup2-guest      tests/guest/test.sh (the sandbox suite and the engine's hostile and
 #                         integrity tests in a cgroup v2-only QEMU guest, their verdicts
 #                         compared with this host's, case by case)
+#      monitoring         monitoring/test.sh (a real Prometheus against the stack: targets, rules,
+#                         an alert while the slots are held, the dashboard's queries); skipped
+#                         without prometheus, which CI installs (monitoring/install.sh, ~10 s)
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
 #   7. containers         containers/test.sh (`make containers-test`: the compose stack
 #                         built and run with Podman, the suites again against it)
@@ -75,6 +78,7 @@ suite static-hadolint bash tests/static.sh hadolint
 suite static-haproxy bash tests/static.sh haproxy
 suite static-swarm bash tests/static.sh swarm
 suite static-helm bash tests/static.sh helm
+suite static-monitoring bash tests/static.sh monitoring
 if [ -x engine/render-config.sh ]; then
   suite static-apache bash tests/static.sh apache
 else
@@ -91,6 +95,11 @@ for d in "${FOLDERS[@]}"; do
     skip "$d" "$d/test.sh missing"
   fi
 done
+if command -v prometheus >/dev/null || [ "${CI:-}" = true ]; then
+  suite monitoring bash -c 'command -v prometheus >/dev/null || bash monitoring/install.sh; eval "$(bin/prutor env)" && exec bash monitoring/test.sh'
+else
+  skip monitoring "prometheus not installed: monitoring/install.sh"
+fi
 # The sandbox suite again on a cgroup v2-only host (a QEMU guest), verdicts compared with this host's.
 SUITE_TIMEOUT=900 suite cgroup2-guest bash tests/guest/test.sh
 suite smoke bash tests/smoke.sh

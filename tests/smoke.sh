@@ -40,6 +40,29 @@ metrics=$(curl -s "$STATS/metrics" || true)
 grep -q '^haproxy_process_' <<<"$metrics" && ok "Prometheus metrics on :$HAPROXY_STATS_PORT/metrics" ||
   bad "no Prometheus metrics"
 
+# Attack: the metrics (queue, slots, sign-in figures) are for the scraper on the services' own
+# addresses, never for anyone through the public front door, whatever the path's spelling.
+# First each endpoint answers where Prometheus scrapes it (so the refusals below mean something).
+if has engine && has webapp; then
+  grep -q '^prutor_engine_slots_busy' <<<"$(curl -s "$ENGINE_URL/metrics" || true)" &&
+    grep -q '^prutor_webapp_http_requests_total' <<<"$(curl -s "http://$WEBAPP_HOST:$WEBAPP_HEALTH_PORT/metrics" || true)" &&
+    ok "engine and webapp metrics on their own addresses" || bad "engine or webapp metrics missing on their own addresses"
+  leaked=
+  for p in /metrics /metrics/ /METRICS //metrics /metrics?format=json /jobe/../metrics /jobe/%2e%2e/metrics \
+           /jobe/index.php/../../metrics /engine/healthz/../../metrics /compile/../metrics /engine/metrics /stats /haproxy/metrics; do
+    for hdr in "Accept: text/plain" "X-API-KEY: $(sed -n 's/^ENGINE_JOBE_KEYS=\([0-9a-f]*\):.*/\1/p' "$PRUTOR_VAR/prutor.env")"; do
+      b=$(curl -s --path-as-is --max-time 10 -H "$hdr" "$BASE$p" || true)
+      grep -qE '^(prutor_engine_|prutor_webapp_|haproxy_|process_cpu)|"counters"' <<<"$b" && leaked+=" $p"
+    done
+  done
+  [ -z "$leaked" ] && ok "attack: no metrics through the public front door (13 spellings, with and without a Jobe key)" ||
+    bad "metrics leaked through HAProxy at:$leaked"
+  c=$(curl -s -o /dev/null -w '%{http_code}' -H 'X-Forwarded-For: 203.0.113.9' "$ENGINE_URL/metrics" || true)
+  [ "$c" = 404 ] && ok "engine refuses /metrics to what came through a proxy (X-Forwarded-For)" || bad "engine /metrics with X-Forwarded-For: $c"
+else
+  skip "metrics attack (engine or webapp run.sh missing)"
+fi
+
 marker=smoke-$RANDOM$RANDOM
 req GET "/$marker"
 sleep 0.5

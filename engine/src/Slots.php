@@ -17,29 +17,37 @@ final class Slots
 
     public static function acquire(Config $c, bool $background = false): int
     {
+        $t0 = hrtime(true);
         $dir = $c->engineDir . '/locks';
-        $deadline = hrtime(true) + $c->queueWaitMs * 1_000_000;
+        $deadline = $t0 + $c->queueWaitMs * 1_000_000;
         $start = getmypid() % $c->slots;
-        do {
-            for ($k = 0; $k < $c->slots; $k++) {
-                $slot = $c->slotBase + ($start + $k) % $c->slots;
-                $fh = @fopen($dir . '/slot' . $slot, 'c');
-                if ($fh === false) {
-                    throw new HttpError(500, 'the engine cannot open its slot locks');
-                }
-                if (flock($fh, LOCK_EX | LOCK_NB)) {
-                    if (!$background || $c->slots < 2 || self::anotherFree($c, $slot)) {
-                        self::$held[$slot] = $fh;
-                        return $slot;
+        $waiting = null; // set once the first pass found no free slot: this request is in the queue
+        try {
+            do {
+                for ($k = 0; $k < $c->slots; $k++) {
+                    $slot = $c->slotBase + ($start + $k) % $c->slots;
+                    $fh = @fopen($dir . '/slot' . $slot, 'c');
+                    if ($fh === false) {
+                        throw new HttpError(500, 'the engine cannot open its slot locks');
                     }
-                    flock($fh, LOCK_UN);
+                    if (flock($fh, LOCK_EX | LOCK_NB)) {
+                        if (!$background || $c->slots < 2 || self::anotherFree($c, $slot)) {
+                            self::$held[$slot] = $fh;
+                            return $slot;
+                        }
+                        flock($fh, LOCK_UN);
+                    }
+                    fclose($fh);
                 }
-                fclose($fh);
-            }
-            usleep(random_int(5000, 15000));
-        } while (hrtime(true) < $deadline);
-        Metrics::inc('busy');
-        throw new HttpError(503, 'busy', ['Retry-After' => '1']);
+                $waiting ??= Metrics::waiting($c, 'slots');
+                usleep(random_int(5000, 15000));
+            } while (hrtime(true) < $deadline);
+            Metrics::inc('busy');
+            Metrics::refused('slots');
+            throw new HttpError(503, 'busy', ['Retry-After' => '1']);
+        } finally {
+            Metrics::waited($waiting ?? '', 'slots', (hrtime(true) - $t0) / 1e9);
+        }
     }
 
     /** Whether a slot other than $mine is free at this moment. */

@@ -43,7 +43,8 @@ final class StudentApi
     {
         $aid = $this->in->int('assignment_id');
         $code = $this->code();
-        $env = Environments::get($this->c, $this->in->str('env', 32, 'c'));
+        $lang = $this->in->str('env', 32, 'c');
+        $env = Environments::get($this->c, $lang);
         $codeId = $this->storeCode($aid, 'compile', $code);
         $runner = new Runner($this->c);
         $r = $runner->compile($env, $code);
@@ -56,6 +57,8 @@ final class StudentApi
         Db::run($this->c, 'INSERT INTO compilations (code_id, assignment_id, success, messages, from_cache) VALUES (?, ?, ?, ?, ?)',
             [$codeId, $aid, (int) $r['ok'], Output::text($r['raw'], $this->c->storedOutputBytes), (int) $r['from_cache']]);
         Metrics::inc('compile');
+        Metrics::compileSeconds($lang, (bool) $r['from_cache'], $r['ms'] / 1000);
+        Metrics::run('compile', $lang, $r['ok'] ? 'OK' : Verdict::COMPILATION_ERROR);
         Telemetry::log($this->c, 'compile', ['user_id' => $uid, 'assignment_id' => $aid, 'ok' => $r['ok'], 'ms' => $r['ms'], 'from_cache' => $r['from_cache']]);
         return [200, [
             'compiled' => $r['ok'],
@@ -75,7 +78,8 @@ final class StudentApi
         $aid = $this->in->int('assignment_id');
         $code = $this->code();
         $input = $this->in->str('input', $this->c->maxInputBytes, '');
-        $env = Environments::get($this->c, $this->in->str('env', 32, 'c'));
+        $lang = $this->in->str('env', 32, 'c');
+        $env = Environments::get($this->c, $lang);
         // the window is checked before anything runs, and again by the INSERT that stores
         // the code (atomically), which is done while the sandbox compiles
         $p = Db::run($this->c, 'SELECT p.time_limit_ms, p.memory_limit_kb FROM assignments a ' . self::WINDOW_JOIN . '
@@ -108,6 +112,14 @@ final class StudentApi
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [$codeId, $aid, Output::text($input, $bound), Output::text($res['stdout'], $bound),
             Output::text($res['stderr'], $bound), $res['exit_code'], $res['signal'], $res['time_ms'], $res['memory_kb'], $res['verdict']]);
         Metrics::inc('execute');
+        // a fresh compile and its run are often one launch, timed together: the run's own wall
+        // time is taken off, so a long run does not show as a slow compile
+        $runMs = (int) ($res['wall_ms'] ?? 0);
+        Metrics::compileSeconds($lang, (bool) $cr['from_cache'], max(0, $cr['ms'] - $runMs) / 1000);
+        if (isset($res['wall_ms'])) {
+            Metrics::runSeconds($lang, $runMs / 1000);
+        }
+        Metrics::run('execute', $lang, $res['verdict']);
         $ms = (int) ((hrtime(true) - $t0) / 1_000_000);
         Telemetry::log($this->c, 'execute', ['user_id' => $this->s->userId(), 'assignment_id' => $aid,
             'ok' => $res['verdict'] === Verdict::ACCEPTED, 'verdict' => $res['verdict'], 'ms' => $ms]);
@@ -157,17 +169,18 @@ final class StudentApi
         $res = $judge->judge($row, (string) $row['code'], $cases);
         $runId = Api::ulid();
         if ($cases) {
-            $sql = 'INSERT INTO evaluations (run_id, code_id, assignment_id, test_case_id, verdict, passed, actual_output, time_ms) VALUES '
-                . implode(',', array_fill(0, count($cases), '(?, ?, ?, ?, ?, ?, ?, ?)'));
+            $sql = 'INSERT INTO evaluations (run_id, code_id, assignment_id, test_case_id, verdict, passed, credit, feedback, actual_output, time_ms) VALUES '
+                . implode(',', array_fill(0, count($cases), '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'));
             $params = [];
             foreach ($res['rows'] as $r) {
                 array_push($params, $runId, (int) $row['code_id'], $aid, $r['test_case_id'], $r['verdict'], (int) $r['passed'],
-                    $r['actual'], $r['time_ms']);
+                    round($r['credit'], 4), $r['feedback'], $r['actual'], $r['time_ms']);
             }
             Db::run($this->c, $sql, $params);
         }
         Db::run($this->c, 'UPDATE assignments SET score = ? WHERE id = ? AND user_id = ?', [$res['score'], $aid, $uid]);
         Metrics::inc('evaluate');
+        Metrics::run('evaluate', (string) $row['env'], $res['verdict']);
         $ms = (int) ((hrtime(true) - $t0) / 1_000_000);
         Telemetry::log($this->c, 'evaluate', ['user_id' => $uid, 'assignment_id' => $aid, 'ok' => $res['verdict'] === Verdict::ACCEPTED,
             'verdict' => $res['verdict'], 'score' => $res['score'], 'ms' => $ms]);

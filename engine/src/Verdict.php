@@ -9,6 +9,8 @@ final class Verdict
 {
     public const ACCEPTED = 'accepted';
     public const WRONG_ANSWER = 'wrong_answer';
+    /** A checker gave part of a case's weight (Checker). */
+    public const PARTIAL = 'partial';
     public const COMPILATION_ERROR = 'compilation_error';
     public const TIME_LIMIT = 'time_limit';
     public const MEMORY_LIMIT = 'memory_limit';
@@ -87,7 +89,7 @@ final class Verdict
             self::COMPILATION_ERROR => 11,
             self::RUNTIME_ERROR, self::OUTPUT_LIMIT => 12,
             self::TIME_LIMIT => 13,
-            self::ACCEPTED, self::WRONG_ANSWER => 15,
+            self::ACCEPTED, self::WRONG_ANSWER, self::PARTIAL => 15,
             self::MEMORY_LIMIT => 17,
             self::FORBIDDEN_SYSCALL => 19,
             self::BUSY => 21,

@@ -430,7 +430,7 @@ const VERDICT = {
   'output limit': 'Output limit exceeded', output_limit: 'Output limit exceeded', 'runtime error': 'Runtime error',
   runtime_error: 'Runtime error', 'forbidden system call': 'Forbidden system call', forbidden_syscall: 'Forbidden system call',
   'internal error': 'Internal error', internal_error: 'Internal error', busy: 'Server busy', 'server busy': 'Server busy',
-  hidden_failed: 'Some hidden tests did not pass',
+  hidden_failed: 'Some hidden tests did not pass', partial: 'Partly right',
 };
 const vText = (v) => VERDICT[String(v || '').toLowerCase()] || String(v || 'Finished');
 const vGood = (v) => ['accepted', 'ok', 'success', 'finished'].includes(String(v || '').toLowerCase());
@@ -503,7 +503,10 @@ async function evaluate() {
         el('td', { class: 'num muted' }, c.time_ms !== undefined ? `${c.time_ms} ms` : ''),
         el('td', {}, hidden ? el('span', { class: 'muted small' }, 'details hidden') : el('div', { class: 'io' },
           el('div', {}, el('span', { class: 'label' }, 'expected'), el('pre', {}, c.expected ?? c.expected_output ?? '')),
-          el('div', {}, el('span', { class: 'label' }, 'your output'), el('pre', {}, c.actual ?? c.actual_output ?? c.stdout ?? '')))));
+          el('div', {}, el('span', { class: 'label' }, 'your output'), el('pre', {}, c.actual ?? c.actual_output ?? c.stdout ?? '')),
+          // a checker's message (visible cases only: the engine sends none for hidden ones)
+          c.feedback ? el('div', {}, el('span', { class: 'label' }, c.credit > 0 && c.credit < 1 ? `checker (${Math.round(c.credit * 100)}%)` : 'checker'),
+            el('pre', { class: 'checker-feedback' }, c.feedback)) : '')));
     });
     panel.replaceChildren(
       el('p', { class: `verdict ${vGood(r.verdict) ? 'ok' : 'bad'}`, id: 'eval-verdict' }, vText(r.verdict),

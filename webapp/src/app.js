@@ -28,6 +28,12 @@ const { createCodebookService } = require('./codebook/service');
 const { createEditorService } = require('./editor/service');
 const { createScratchpadService } = require('./scratchpad/service');
 const { createPracticeService } = require('./practice/service');
+const { createLtiService } = require('./lti/service');
+const { createGradeSender } = require('./lti/grades');
+const { createRoster } = require('./lti/roster');
+const { createSeb } = require('./lti/seb');
+const { createRegistration } = require('./lti/registration');
+const { PUBLISH_SQL } = require('./events/service');
 
 addNavItem({ href: '/home', label: 'Home', order: 10 });
 addNavItem({ href: '/codebook', label: 'Codebook', order: 20 });
@@ -54,6 +60,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   // admission control for bcrypt, the compares at a lower CPU priority than pages (issue 17)
   const { hashNice, ...gateOptions } = cfg.signin;
   const signinGate = createSigninGate(hashNice > 0 ? { ...gateOptions, compare: createHasher({ nice: hashNice }).compare } : gateOptions);
+  require('./metrics').watchSignin(signinGate);
   const passwords = createPasswords({ cost: cfg.bcryptCost });
   const deps = {
     cfg, db, mc, telemetry, sessions, passwords,
@@ -63,7 +70,15 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
     editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
     scratchpad: createScratchpadService({ db }),
     practice: createPracticeService({ db }),
+    lti: createLtiService({ db, secret: cfg.sessionSecret, log, launchTtlS: cfg.lti.launchTtlS, publishSql: PUBLISH_SQL }),
   };
+  deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
+  deps.ltiGrades.start();
+  deps.ltiRoster = createRoster({ lti: deps.lti });
+  deps.ltiRoster.start({ ...cfg.lti.roster, log });
+  deps.ltiRegistration = createRegistration({ db, linkTtlS: cfg.lti.registrationLinkTtlS });
+  deps.seb = createSeb({ db, refreshMs: cfg.seb.refreshMs, log });
+  deps.seb.start();
   app.locals.deps = deps;
 
   // Fingerprinted assets: immutable for a year; no session or database touched.
@@ -74,6 +89,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/staff-assets', require('./staff/assets').serveStaffAssets);
   app.get('/favicon.ico', (req, res) => res.status(204).end());
 
+  app.use(require('./metrics').requestMetrics());
   app.use(contextMiddleware);
   app.use((req, res, next) => {
     res.set({
@@ -104,7 +120,10 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use(express.json({ limit: bodyLimit }));
 
   app.use(sessions.middleware);
-  app.use(csrfProtection({ exempt: ['/accounts/login'] }));
+  // the LMS posts the LTI login and launch (cross-site, no token of ours: see src/lti)
+  app.use(csrfProtection({ exempt: ['/accounts/login', '/lti/login', '/lti/launch'] }));
+  // Safe Exam Browser: exam pages and saves of events that require it (src/lti/seb.js)
+  app.use(deps.seb.middleware);
   // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
   // playback, announcements; see src/tools/index.js
   require('./tools').mountTools(app, deps);
@@ -119,6 +138,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/editor', require('./editor/routes')(deps));
   app.use('/scratchpad', require('./scratchpad/routes')(deps));
   app.use('/practice', require('./practice/routes')(deps));
+  app.use('/lti', require('./lti/routes')(deps));
 
   app.use((req, res, next) => next(notFound('There is no page at this address.')));
   app.use(makeErrorHandler({ renderErrorPage: errorPage, log }));

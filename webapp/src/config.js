@@ -138,6 +138,25 @@ function loadConfig(env = process.env) {
         maxPairs: int(env, 'SIMILARITY_MAX_PAIRS', 200, { min: 1, max: 5000 }, errors),
       },
     },
+    // LTI 1.3 (src/lti): how long a launch may take from the LMS's login initiation to
+    // the id_token; grade passback: sweep period (0: off), first retry delay (doubling), attempts.
+    lti: {
+      launchTtlS: int(env, 'LTI_LAUNCH_TTL_S', 600, { min: 30, max: 3600 }, errors),
+      // how long a dynamic registration link an admin makes stays usable (single use)
+      registrationLinkTtlS: int(env, 'LTI_REGISTRATION_LINK_TTL_S', 86400, { min: 60, max: 30 * 86400 }, errors),
+      // rosters read on their own: how often each worker looks (0: never), and how long before an event opens
+      roster: {
+        everyS: int(env, 'LTI_ROSTER_CHECK_S', 300, { min: 0, max: 86400 }, errors),
+        beforeS: int(env, 'LTI_ROSTER_BEFORE_S', 3600, { min: 60, max: 7 * 86400 }, errors),
+      },
+      grades: {
+        everyS: int(env, 'LTI_GRADES_EVERY_S', 5, { min: 0, max: 3600 }, errors),
+        retryS: int(env, 'LTI_GRADES_RETRY_S', 30, { min: 1, max: 86400 }, errors),
+        maxAttempts: int(env, 'LTI_GRADES_MAX_ATTEMPTS', 8, { min: 1, max: 100 }, errors),
+      },
+    },
+    // Safe Exam Browser (src/lti/seb.js): how often each worker rereads which events require it
+    seb: { refreshMs: int(env, 'SEB_REFRESH_MS', 2000, { min: 200, max: 60000 }, errors) },
     production,
   };
 

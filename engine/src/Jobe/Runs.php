@@ -106,6 +106,7 @@ final class Runs
         try {
             $lane->enter();
             $cr = $runner->compile($env, $source, $files);
+            Metrics::compileSeconds($language, (bool) $cr['from_cache'], $cr['ms'] / 1000);
             if (!$cr['ok']) {
                 $out = self::result($cr['internal'] ? self::INTERNAL_ERROR : self::COMPILATION_ERROR, $cr['raw']);
             } else {
@@ -113,6 +114,7 @@ final class Runs
                 // memory cgroup bounds what the whole run really uses
                 $argv = ['/usr/bin/prlimit', '--as=' . ($limits['MEMORY_KB'] * 1024), '--', ...Environments::runArgv($env, Runner::BINARY, $runArgs)];
                 $r = $runner->run((string) $cr['binary'], $input, $limits, $argv, $files, 'compile');
+                Metrics::runSeconds($language, $r['wall_ms'] / 1000);
                 $out = self::result(self::outcome($r['verdict'], $r['stderr'], $r['signal']), '', $r['stdout'], $r['stderr']);
             }
         } catch (HttpError $e) {
@@ -124,6 +126,7 @@ final class Runs
             $runner->release();
             $lane->leave();
         }
+        Metrics::run('jobe', $language, (string) $out['outcome']);
         Telemetry::log($this->c, 'jobe_run', ['caller' => $caller['label'], 'address' => $caller['address'], 'language' => $language,
             'outcome' => $out['outcome'], 'from_cache' => (bool) ($cr['from_cache'] ?? false), 'cpu_limit_ms' => $limits['CPU_TIME_MS'],
             'memory_limit_kb' => $limits['MEMORY_KB'], 'ms' => (int) ((hrtime(true) - $t0) / 1_000_000)]);

@@ -8,7 +8,12 @@ const { knobsPage, readinessPage } = require('./views');
 
 module.exports = function adminRoutes({ admin }) {
   const r = express.Router();
-  r.get('/', async (req, res) => ui.send(res, knobsPage(req, { k: await admin.knobs() })));
+  r.get('/', async (req, res) => {
+    const [k, live] = await Promise.all([admin.knobs(), admin.live ? admin.live.figures() : null]);
+    ui.send(res, knobsPage(req, { k, live }));
+  });
+  // the live figures (engine and webapp metrics), polled by the page every 5 s
+  r.get('/live', async (req, res) => res.set('Cache-Control', 'no-store').json(admin.live ? await admin.live.figures() : {}));
 
   // "Ready for N students?" from the last measured sweeps of this host
   r.get('/readiness', async (req, res) => {

@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { renderMarkdown } = require('../shared/markdown');
 const { createReadiness } = require('./readiness');
+const { createLiveFigures } = require('../metrics/live');
 
 function readText(file, max = 2 * 1024 * 1024) {
   try {
@@ -162,7 +163,8 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return { status: res.status, type: res.headers.get('content-type') || 'text/html', body: Buffer.from(await res.arrayBuffer()) };
   }
 
-  return { knobs, stats, tuningReport, backupStatus, statsUrl, readiness: createReadiness({ varDir, env }) };
+  return { knobs, stats, tuningReport, backupStatus, statsUrl, readiness: createReadiness({ varDir, env }),
+    live: cfg ? createLiveFigures({ cfg, env, fetchImpl }) : null };
 }
 
 module.exports = { createAdminService, parseStatsCsv };

@@ -2,6 +2,7 @@
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
 const ui = require('../staff/ui');
+const { staffAsset } = require('../staff/assets');
 
 const dash = (v) => (v === null || v === undefined || v === '' ? html`<span class="muted">—</span>` : v);
 
@@ -22,15 +23,41 @@ ${b.standby ? html`<dt>Standby</dt><dd id="backup-standby">receiving ${b.standby
 </div>`;
 }
 
-function knobsPage(req, { k }) {
+// The queue in view: the engine's and the webapp's own metrics (src/metrics/live.js);
+// staff/public/admin-live.js refreshes every [data-live] from /admin/live.
+function livePanel(live) {
+  const e = (live && live.engine) || null;
+  const w = (live && live.webapp) || null;
+  const v = (x, unit = '') => (x === null || x === undefined ? '—' : `${x}${unit}`);
+  const runs = e ? Object.entries(e.runs).map(([verdict, n]) => `${verdict} ${n}`).join(', ') || 'none yet' : '—';
+  return html`<div class="card" id="live" data-live-url="/admin/live"><h2>Live figures <span class="muted small" data-live="at">${live ? time(live.at) : ''}</span></h2>
+${!e || !w ? html`<p class="flash error" id="live-missing">${!e ? 'The engine\'s' : 'The webapp\'s'} metrics are not reachable now.</p>` : ''}
+<div class="stats">
+  <div class="stat"><span>Engine slots busy</span><strong id="live-slots" data-live="slots">${e ? `${e.slotsBusy} / ${e.slots}` : '—'}</strong></div>
+  <div class="stat"><span>Waiting for the engine (in it + HAProxy)</span><strong id="live-queue" data-live="queue">${e ? `${e.waiting} + ${v(live.haproxyQueue)}` : '—'}</strong></div>
+  <div class="stat"><span>Busy refusals (503)</span><strong data-live="refused">${v(e && e.refused)}</strong></div>
+  <div class="stat"><span>Sign-ins checking / waiting</span><strong id="live-signin" data-live="signin">${w ? `${w.signinActive} / ${w.signinWaiting}` : '—'}</strong></div>
+  <div class="stat"><span>Sign-ins refused (queue / limiter)</span><strong data-live="signinRefused">${w ? `${w.signinRefused} / ${w.loginLimited}` : '—'}</strong></div>
+  <div class="stat"><span>Webapp requests / 5xx</span><strong data-live="requests">${w ? `${w.requests} / ${w.errors5xx}` : '—'}</strong></div>
+</div>
+<dl class="kv"><dt>Runs and evaluations by verdict</dt><dd data-live="runs">${runs}</dd>
+<dt>95% of fresh compiles within</dt><dd data-live="compileP95">${v(e && e.compileP95Ms, ' ms')}</dd>
+<dt>95% of runs within</dt><dd data-live="runP95">${v(e && e.runP95Ms, ' ms')}</dd>
+<dt>95% of waits for a slot within</dt><dd data-live="waitP95">${v(e && e.waitP95Ms, ' ms')}</dd>
+<dt>99% of pages within</dt><dd data-live="pageP99">${v(w && w.pageP99Ms, ' ms')}</dd></dl>
+<p class="muted small">Totals since each service started; the percentiles are bucket bounds. With <code>MONITORING=1 make up</code>, Prometheus keeps their history and raises the exam alerts (monitoring/README.md).</p></div>`;
+}
+
+function knobsPage(req, { k, live = null }) {
   const h = k.haproxy;
   const engineSrv = h.servers && h.servers.find((s) => s.backend === 'engine');
   const webSrv = h.servers && h.servers.find((s) => s.backend === 'webapp');
   return ui.page(req, {
     title: 'Deployment',
     active: '/admin',
+    scripts: [staffAsset('admin-live.js')],
     body: html`<div class="pagehead"><div><h1>Deployment</h1><p class="muted">What the running services use now (read-only). Change them with a tuning profile (tuning/) and restart or reload.</p></div>
-<div class="actions"><a class="btn primary" href="/admin/readiness" id="readiness-link">Ready for an exam?</a> <a class="btn" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a></div></div>
+<div class="actions"><a class="btn primary" href="/admin/readiness" id="readiness-link">Ready for an exam?</a> <a class="btn" href="/admin/haproxy/" id="haproxy-stats">HAProxy stats</a> <a class="btn" href="/lti/admin" id="lti-platforms">LTI platforms</a></div></div>
 <div class="stats" id="knobs">
   <div class="stat"><span>HAProxy global maxconn</span><strong id="knob-haproxy-global">${dash(k.globalMaxconn)}</strong></div>
   <div class="stat"><span>HAProxy listen maxconn</span><strong id="knob-haproxy-listen">${dash(k.haproxy.frontend ? k.haproxy.frontend.maxconn : null)}</strong></div>
@@ -40,6 +67,7 @@ function knobsPage(req, { k }) {
   <div class="stat"><span>Apache workers (MaxRequestWorkers)</span><strong id="knob-apache">${dash(k.apache.MaxRequestWorkers)}</strong></div>
   <div class="stat"><span>MySQL max connections</span><strong id="knob-mysql">${dash(k.mysql.max_connections)}</strong></div>
 </div>
+${livePanel(live)}
 <div class="cols">
 <div class="card"><h2>HAProxy (live, from its stats)</h2>
 ${h.error ? html`<p class="flash error">HAProxy's stats page (${k.statsUrl}) is ${h.error}: the values below come from the environment only.</p>` : html`

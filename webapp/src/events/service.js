@@ -15,7 +15,8 @@ const TYPES = ['lab', 'quiz', 'exam'];
 // The assignments of every active student of the event's scheduled sections: the
 // question at each position is the section's own variant if there is one, else
 // the variant for all sections. INSERT IGNORE on uq_assignments_question_user
-// makes it idempotent (a second publish creates nothing).
+// makes it idempotent (a second publish creates nothing). Exported: an LTI launch
+// (src/lti) runs it when a student new to a published event arrives.
 const PUBLISH_SQL = `INSERT IGNORE INTO assignments (kind, user_id, event_id, question_id, problem_id, title)
 SELECT 'event', u.id, q.event_id, q.id, q.problem_id, ''
   FROM slots sl
@@ -345,4 +346,4 @@ function createEventsService({ db }) {
   };
 }
 
-module.exports = { createEventsService };
+module.exports = { createEventsService, PUBLISH_SQL };

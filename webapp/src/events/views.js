@@ -67,6 +67,7 @@ function gradingCard(req, e, g, form) {
   <p id="release-state">${g.grades_released_at
     ? html`<span class="pill ok">released</span> ${time(g.grades_released_at)}: students see their scores, marks and feedback. ${ui.actionForm(req, `/events/${e.id}/withdraw`, 'Withdraw', { id: 'withdraw-grades' })}`
     : html`<span class="pill">not released</span> students do not see scores or marks yet. ${ui.actionForm(req, `/events/${e.id}/release`, 'Release marks', { cls: 'btn small primary', id: 'release-grades', confirm: 'Release the marks of this event? Every student sees their automatic score, marks and feedback.' })}`}</p>
+  <p class="small" id="lti-links"><a href="/lti/grades/${e.id}" id="lti-grades-link">Scores sent to the LMS</a> · <a href="/lti/seb/${e.id}" id="seb-link">Safe Exam Browser</a></p>
 </div>`;
 }
 

@@ -67,6 +67,24 @@ const TARGET_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline, a.p
   LEFT JOIN submissions sub ON sub.assignment_id = g.assignment_id
  WHERE g.assignment_id = ?`;
 
+// An engine evaluation (score out of 100) as an automatic grade out of the question's
+// max marks, and its cases as auto_grades keeps them (credit: the share of each case's
+// weight earned, partial with a checker). A checker that failed is no grade: it is an
+// error, retried and logged for the instructor, never a student's zero.
+function autoGrade(r, max) {
+  if (r.verdict === 'internal_error') {
+    const why = (Array.isArray(r.checker_errors) && r.checker_errors[0]) ? `case ${r.checker_errors[0].position}: ${r.checker_errors[0].error}` : 'the sandbox failed';
+    throw new Error(`internal error while grading (${String(why).slice(0, 300)})`);
+  }
+  return {
+    score: Math.round((Number(r.score) || 0) * max) / 100,
+    cases: (Array.isArray(r.cases) ? r.cases : []).map((c) => ({
+      position: c.position, visibility: c.visibility, passed: !!c.passed, verdict: c.verdict || (c.passed ? 'accepted' : null), time_ms: c.time_ms,
+      ...(c.credit !== undefined ? { credit: c.credit } : {}),
+    })),
+  };
+}
+
 // How busy the host's CPUs are, in percent: PSI when the kernel has it, else the load
 // average per core scaled so that 1.0 per core reads as 50.
 function hostCpuPressure() {
@@ -190,10 +208,7 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
       if (!unchanged) r = await evaluate(t.problem_id, t.code);
       const max = Number(t.max_marks);
       if (r) {
-        const score = Math.round((Number(r.score) || 0) * max) / 100;
-        const cases = (Array.isArray(r.cases) ? r.cases : []).map((c) => ({
-          position: c.position, visibility: c.visibility, passed: !!c.passed, verdict: c.verdict || (c.passed ? 'accepted' : null), time_ms: c.time_ms,
-        }));
+        const { score, cases } = autoGrade(r, max);
         // the grade and the assignment's score change together: no reader sees one without the other
         await withTx(db, async (tx) => {
           await tx.query(`INSERT INTO auto_grades (assignment_id, code_id, source, final, score, max_score, passed, total, verdict, compiled, cases, graded_at)
@@ -285,4 +300,4 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
   };
 }
 
-module.exports = { createGrader, createPacer, GRADER_USERNAME };
+module.exports = { createGrader, createPacer, autoGrade, GRADER_USERNAME };

@@ -27,7 +27,7 @@ function studentRoutes({ grading }) {
   return r;
 }
 
-function staffRoutes({ grading }) {
+function staffRoutes({ grading, regrade }) {
   const r = express.Router();
   const actor = (req) => ({ uid: req.session.uid, role: req.session.role });
   const managers = requireRole('instructor', 'admin');
@@ -59,6 +59,29 @@ function staffRoutes({ grading }) {
     }
     if (wantsJson(req)) return res.json({ ok: true, ...out });
     return res.redirect(303, `/grading/events/${id}?msg=${encodeURIComponent(`${out.assigned} submission(s) distributed among ${out.tas} TA(s).`)}`);
+  });
+  // Regrading the event's automatic marks: computed first and shown, then applied (grading/regrade.js).
+  r.post('/events/:id/regrade', managers, async (req, res) => {
+    const id = toId(req.params.id); if (!id) throw new HttpError(404, 'No such event.');
+    let runId;
+    try { runId = await regrade.preview(req, id); } catch (err) {
+      if (!(err instanceof HttpError) || wantsJson(req) || err.status === 404) throw err;
+      return showEvent(req, res, id, { error: err.message }, err.status);
+    }
+    if (wantsJson(req)) return res.status(201).json({ ok: true, run_id: runId, ...(await regrade.get(id, runId)) });
+    return res.redirect(303, `/grading/events/${id}/regrade/${runId}`);
+  });
+  r.get('/events/:id/regrade/:run', managers, async (req, res) => {
+    const id = toId(req.params.id); const run = toId(req.params.run);
+    if (!id || !run) throw new HttpError(404, 'No such regrade of this event.');
+    ui.send(res, v.regradePage(req, await regrade.get(id, run)));
+  });
+  r.post('/events/:id/regrade/:run/apply', managers, async (req, res) => {
+    const id = toId(req.params.id); const run = toId(req.params.run);
+    if (!id || !run) throw new HttpError(404, 'No such regrade of this event.');
+    const out = await regrade.apply(id, run);
+    if (wantsJson(req)) return res.json({ ok: true, ...out });
+    return res.redirect(303, `/grading/events/${id}?msg=${encodeURIComponent(`Regrade applied: ${out.applied} automatic mark(s) written${out.skipped ? `, ${out.skipped} skipped (their graded code changed since the preview: the grader grades it)` : ''}.`)}`);
   });
   r.post('/assign', managers, async (req, res) => {
     const out = await grading.assign(req.body);

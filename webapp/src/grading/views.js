@@ -7,6 +7,7 @@ const ui = require('../staff/ui');
 const VERDICT = {
   accepted: 'Accepted', wrong_answer: 'Wrong answer', compilation_error: 'Compilation error', time_limit: 'Time limit', memory_limit: 'Memory limit',
   output_limit: 'Output limit', runtime_error: 'Runtime error', forbidden_syscall: 'Forbidden system call', internal_error: 'Internal error',
+  partial: 'Partial credit',
 };
 
 function head(title, sub, actions) {
@@ -57,6 +58,12 @@ ${manager ? html`<form method="post" action="/grading/events/${e.id}/distribute"
   <div class="formactions"><button class="btn primary" type="submit" id="distribute-submit">Distribute</button></div>`
   : html`<p class="muted">There is no active TA account. Create one on the People page (role TA).</p>`}
 </form>` : ''}
+${manager ? html`<form method="post" action="/grading/events/${e.id}/regrade" class="card" id="regrade">
+  <h2>Regrade automatic marks</h2>
+  ${ui.csrf(req)}
+  <p class="help">After a change of a problem's checker, comparison or test weights: every graded submission of this event is evaluated again. You see the old and new marks, per question and per student, before anything changes. It takes a moment per submission.</p>
+  <div class="formactions"><button class="btn" type="submit" id="regrade-preview">Compute new marks</button></div>
+</form>` : ''}
 <div class="card tablewrap">
 ${rows.length ? html`<table class="list compact" id="submissions"><thead><tr><th>Student</th><th>Section</th><th>Question</th><th>Submitted</th><th class="num">Auto score</th><th class="num">Marks</th><th>TA</th><th></th></tr></thead>
 <tbody>${rows.map((r) => html`<tr data-assignment-id="${r.assignment_id}" data-username="${r.username}"><td>${r.username}</td><td>${r.section || ''}</td><td>Q${r.position} ${r.problem_title}</td>
@@ -68,6 +75,34 @@ ${rows.length ? html`<table class="list compact" id="submissions"><thead><tr><th
 <td class="actions"><a class="btn small${r.marks === null && r.submitted_at ? ' primary' : ''}" href="/grading/a/${r.assignment_id}">${r.marks === null ? 'Grade' : 'Review'}</a></td></tr>`)}</tbody></table>`
   : html`<p class="empty" style="margin: 1rem">No assignments in this event.</p>`}
 </div>`,
+  });
+}
+
+function regradePage(req, { run, rows, changed, questions, students }) {
+  const diff = (o, n) => {
+    if (o === null || o === undefined) return html`<span class="pill info">new</span>`;
+    const d = Math.round((Number(n) - Number(o)) * 100) / 100;
+    return d === 0 ? html`<span class="muted">same</span>` : html`<span class="${d > 0 ? 'verdict-ok' : 'verdict-bad'}">${d > 0 ? '+' : ''}${marks(d)}</span>`;
+  };
+  const totals = (id, title, list) => html`<div class="card tablewrap"><h2 style="padding: 1rem 1.3rem 0">${title}</h2>
+<table class="list compact" id="${id}"><thead><tr><th></th><th class="num">Old</th><th class="num">New</th><th class="num">Change</th><th class="num">Out of</th></tr></thead>
+<tbody>${list.map((t) => html`<tr><td>${t.key}</td><td class="num">${marks(t.old)}</td><td class="num">${marks(t.new)}</td><td class="num">${diff(t.old, t.new)}</td><td class="num">${marks(t.max)}</td></tr>`)}</tbody></table></div>`;
+  return ui.page(req, {
+    title: `Regrade: ${run.event_title}`,
+    active: '/grading',
+    body: html`${ui.crumbs([{ href: '/grading', label: 'Grading' }, { href: `/grading/events/${run.event_id}`, label: run.event_title }, { label: 'Regrade' }])}
+${head(`Regrade: ${run.event_title}`, `Computed ${time(run.created_at)} by ${run.created_by}: ${rows.length} graded submission(s), ${changed} mark(s) change.`,
+    run.applied_at ? html`<span class="pill ok" id="regrade-applied">applied ${time(run.applied_at)}</span>`
+    : ui.actionForm(req, `/grading/events/${run.event_id}/regrade/${run.id}/apply`, `Apply the new marks`, { cls: 'btn primary', id: 'regrade-apply',
+      confirm: `Replace the automatic marks of ${rows.length} submission(s) (${changed} change)?` }))}
+${run.applied_at ? '' : html`<p class="flash info" role="status">Nothing has changed yet: students and the results still show the old marks until you apply.</p>`}
+${totals('regrade-questions', 'Per question', questions)}
+${totals('regrade-students', 'Per student (event total)', students)}
+<div class="card tablewrap"><h2 style="padding: 1rem 1.3rem 0">Per submission <span class="muted small">changes first</span></h2>
+<table class="list compact" id="regrade-rows"><thead><tr><th>Student</th><th>Question</th><th class="num">Old</th><th class="num">New</th><th class="num">Change</th><th>Verdict</th><th class="num">Tests</th></tr></thead>
+<tbody>${rows.map((r) => html`<tr data-assignment-id="${r.assignment_id}"><td>${r.username}</td><td>Q${r.position} ${r.problem_title}</td>
+<td class="num">${r.old_score === null ? '' : marks(r.old_score)}</td><td class="num">${marks(r.new_score)} / ${marks(r.max_score)}</td><td class="num">${diff(r.old_score, r.new_score)}</td>
+<td>${VERDICT[r.verdict] || r.verdict}</td><td class="num">${r.passed} / ${r.total}</td></tr>`)}</tbody></table></div>`,
   });
 }
 
@@ -162,4 +197,4 @@ ${rows.length ? rows.map((r) => html`<div class="card" id="m-${r.assignment_id}"
   });
 }
 
-module.exports = { queuePage, eventPage, gradePage, regradesPage, myMarksPage };
+module.exports = { queuePage, eventPage, gradePage, regradesPage, myMarksPage, regradePage };

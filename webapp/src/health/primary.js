@@ -14,6 +14,7 @@
 //
 // GET /healthz -> 200 {"status":"ok","workers":{"alive":2,"total":2},"components":{...}}
 //              or 503 with the failing part named (CONTRACTS.md's /healthz shape).
+// GET /metrics -> the workers' Prometheus metrics, aggregated (src/metrics).
 const http = require('node:http');
 const { checkAll, DEGRADED_ONLY } = require('./checks');
 
@@ -80,12 +81,25 @@ function createLivenessServer({ cfg, cluster = null, stallMs = WORKER_STALL_MS, 
     return value;
   }
 
+  // Prometheus' scrape (src/metrics): every worker's figures, aggregated here
+  const metrics = require('../metrics').createClusterMetrics(cluster);
+  function serveMetrics(res) {
+    metrics.text().then((text) => {
+      res.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' });
+      res.end(text);
+    }, (err) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: `the workers' metrics are not available: ${err.message || err}` }));
+    });
+  }
+
   const server = http.createServer((req, res) => {
     req.resume();
     const path = (req.url || '').split('?')[0];
+    if (req.method === 'GET' && path === '/metrics') return serveMetrics(res);
     if (req.method !== 'GET' || path !== '/healthz') {
       res.writeHead(404, { 'content-type': 'application/json' });
-      return res.end('{"error":"Only GET /healthz is served on this port."}');
+      return res.end('{"error":"Only GET /healthz and GET /metrics are served on this port."}');
     }
     state().then((v) => {
       res.writeHead(v.code, { 'content-type': 'application/json', 'cache-control': 'no-store' });

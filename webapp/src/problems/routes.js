@@ -5,8 +5,9 @@ const { HttpError, wantsJson } = require('../shared/errors');
 const { toId } = require('../staff/form');
 const ui = require('../staff/ui');
 const v = require('./views');
+const { exportZip } = require('./kattis');
 
-const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', deleted: 'Problem deleted.', archived: 'Problem archived: hidden from the lists and from new events.', unarchived: 'Problem restored from the archive.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.' };
+const FLASH = { created: 'Problem created. Now add its test cases.', saved: 'Problem saved.', deleted: 'Problem deleted.', archived: 'Problem archived: hidden from the lists and from new events.', unarchived: 'Problem restored from the archive.', test_added: 'Test case added.', test_saved: 'Test case saved.', test_deleted: 'Test case deleted.', imported: 'Problem imported from a Kattis package: check it against its reference solution.' };
 
 module.exports = function problemsRoutes({ problems }) {
   const r = express.Router();
@@ -25,6 +26,19 @@ module.exports = function problemsRoutes({ problems }) {
   });
   r.post('/preview', (req, res) => res.json(problems.preview(req.body)));
   r.get('/new', (req, res) => ui.send(res, v.newPage(req, { envs })));
+  // A Kattis problem package, the zip itself as the body (staff.js sends it from the
+  // page's file input); the answer says what was only approximated.
+  r.get('/import', (req, res) => ui.send(res, v.importPage(req)));
+  r.post('/import', express.raw({ type: ['application/zip', 'application/octet-stream', 'application/xml', 'text/xml'], limit: '16mb' }), async (req, res) => {
+    if (!Buffer.isBuffer(req.body) || !req.body.length) throw new HttpError(400, 'Send a Kattis package (application/zip) or Moodle question XML (application/xml).');
+    if (/xml/.test(req.get('content-type') || '')) {
+      const out = await problems.importCodeRunner({ uid: req.session.uid }, req.body.toString('utf8'));
+      return res.status(out.problems.length ? 201 : 400).json({ ok: out.problems.length > 0, ...out,
+        ...(out.problems.length ? {} : { error: 'No question of the file could be imported: see the reasons per question.' }) });
+    }
+    const out = await problems.importPackage({ uid: req.session.uid }, req.body);
+    res.status(201).json({ ok: true, id: out.id, tests: out.tests, warnings: out.warnings, url: `/problems/${out.id}` });
+  });
   r.post('/', async (req, res) => {
     let id;
     try { id = await problems.create({ uid: req.session.uid }, req.body); } catch (err) {
@@ -33,6 +47,16 @@ module.exports = function problemsRoutes({ problems }) {
     }
     if (wantsJson(req)) return res.status(201).json({ ok: true, id });
     return res.redirect(303, `/problems/${id}?done=created`);
+  });
+
+  // The problem as a Kattis problem package (problems/kattis.js); a 409 says what cannot travel.
+  r.get('/:id/kattis.zip', async (req, res) => {
+    const id = pid(req);
+    const [p, tests] = await Promise.all([problems.get(id), problems.tests(id)]);
+    const { name, zip } = exportZip(p, tests);
+    res.set('Content-Type', 'application/zip');
+    res.set('Content-Disposition', `attachment; filename="${name}.zip"`);
+    res.send(zip);
   });
 
   r.get('/:id', async (req, res) => showProblem(req, res, pid(req), { flash: FLASH[req.query.done], editId: Number(req.query.edit) || null }));

@@ -15,6 +15,7 @@ const { createEventsService } = require('../events/service');
 const { createLiveService } = require('../live/service');
 const { createLoginTracker } = require('../live/logins');
 const { createGradingService } = require('../grading/service');
+const { createRegradeService } = require('../grading/regrade');
 const { createAdminService } = require('../admin/service');
 const { createExamService } = require('../exam/service');
 
@@ -34,6 +35,7 @@ function mountStaff(app, deps) {
     events: createEventsService({ db }),
     live: createLiveService({ db }),
     grading: createGradingService({ db }),
+    regrade: createRegradeService({ db, engineUrl: cfg.engineUrl }),
     admin: createAdminService({ db, cfg }),
     exam: createExamService({ db }),
   };

@@ -2,7 +2,7 @@
 // Issue 12, the staff side in headless Chromium through HAProxy: a statement
 // previewed as students will see it (markdown-it: tables, links); problems that
 // no event uses archived, restored and deleted, and a used one refused with the
-// reason; the admin's "ready for N students?" page.
+// reason; the admin's "ready for N students?" page and its live figures.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { chromium } = require('playwright-core');
@@ -77,6 +77,15 @@ test('staff screens of issue 12', { skip: !chromiumPath() && 'chromium is not in
     for (const img of await admin.locator('#plots img').all()) {
       assert.ok(await img.evaluate((i) => i.complete && i.naturalWidth > 0), 'plot loads');
     }
+  });
+
+  await t.test('the admin\'s live figures refresh by themselves', async () => {
+    const admin = await signIn(browser, 'admin', errors);
+    await admin.goto(`${BASE}/admin`);
+    assert.match(await admin.locator('#live-slots').innerText(), /^\d+ \/ \d+$/);
+    const first = await admin.locator('#live [data-live="at"]').innerText();
+    await admin.waitForFunction((t) => document.querySelector('#live [data-live="at"]').textContent !== t, first, { timeout: 20000 });
+    assert.match(await admin.locator('#live [data-live="runs"]').innerText(), /\w/);
   });
 
   assert.deepEqual(errors, []);

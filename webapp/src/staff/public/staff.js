@@ -50,6 +50,65 @@
     });
   }
 
+  // A Kattis package: the zip is the request's body; the new problem opens, with what
+  // was only approximated shown first.
+  function importZip() {
+    $all('form[data-import-zip]').forEach(function (form) {
+      form.addEventListener('submit', function (ev) {
+        ev.preventDefault();
+        var input = form.querySelector('input[type=file]');
+        var out = document.getElementById('import-result');
+        var token = document.querySelector('meta[name="csrf-token"]');
+        var f = input && input.files && input.files[0];
+        if (!f) { out.textContent = 'Choose a .zip file first.'; return; }
+        out.textContent = 'Importing…';
+        fetch(form.getAttribute('data-import-zip'), {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': /\.xml$/i.test(f.name) ? 'application/xml' : 'application/zip', Accept: 'application/json', 'X-CSRF-Token': token ? token.content : '' },
+          body: f,
+        }).then(function (r) { return r.json().then(function (j) { return { ok: r.ok, j: j }; }); }).then(function (res) {
+          if (res.j.problems || res.j.skipped) { codeRunnerResult(out, res.j); return; }
+          if (!res.ok) { out.className = 'flash error'; out.textContent = res.j.error || 'The import failed.'; return; }
+          if (!res.j.warnings.length) { window.location.href = res.j.url + '?done=imported'; return; }
+          out.className = 'flash ok';
+          out.textContent = '';
+          var p = document.createElement('p');
+          p.textContent = 'Imported with ' + res.j.tests + ' test case(s). Kept only in part:';
+          var ul = document.createElement('ul');
+          res.j.warnings.forEach(function (w) { var li = document.createElement('li'); li.textContent = w; ul.appendChild(li); });
+          var a = document.createElement('a');
+          a.href = res.j.url; a.textContent = 'Open the problem'; a.id = 'imported-link';
+          out.append(p, ul, a);
+        }).catch(function () { out.className = 'flash error'; out.textContent = 'The import failed: try again.'; });
+      });
+    });
+  }
+
+  // Moodle question XML: each question imported (with what was kept only in part) or
+  // skipped with its reason.
+  function codeRunnerResult(out, j) {
+    out.className = (j.problems || []).length ? 'flash ok' : 'flash error';
+    out.textContent = '';
+    var list = function (title, items, id) {
+      var h = document.createElement('p'); h.textContent = title;
+      var ul = document.createElement('ul'); ul.id = id;
+      items.forEach(function (li) { ul.appendChild(li); });
+      out.append(h, ul);
+    };
+    if ((j.problems || []).length) {
+      list('Imported:', j.problems.map(function (p) {
+        var li = document.createElement('li');
+        var a = document.createElement('a'); a.href = '/problems/' + p.id; a.textContent = p.title;
+        li.append(a, ' (' + p.tests + ' test cases)' + (p.warnings.length ? ': ' + p.warnings.join(' ') : ''));
+        return li;
+      }), 'imported-problems');
+    }
+    if ((j.skipped || []).length) {
+      list('Not imported:', j.skipped.map(function (s) { var li = document.createElement('li'); li.textContent = s.name + ': ' + s.reason; return li; }), 'skipped-questions');
+    }
+    if (j.error && !(j.skipped || []).length) { var e = document.createElement('p'); e.textContent = j.error; out.appendChild(e); }
+  }
+
   function csvFile() {
     $all('input[type=file][data-fill]').forEach(function (inp) {
       inp.addEventListener('change', function () {
@@ -123,5 +182,5 @@
     tick();
   }
 
-  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); preview(); });
+  document.addEventListener('DOMContentLoaded', function () { forms(); csvFile(); downloadTables(); live(); preview(); importZip(); });
 })();
