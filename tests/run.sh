@@ -21,7 +21,8 @@
 #                         built and run with Podman, the suites again against it)
 #   8. backup             backup/test.sh (retention, encryption; the restore drill: saves
 #                         under load, a full mid-run, the data directory deleted, restored
-#                         to the last second and to a point in time)
+#                         to the last second, to a point in time, and without one mistaken
+#                         delete; a standby and make failover; an exam archive round trip)
 #   9. chaos              tests/chaos/run.sh --quick (20 students, one fault of each kind;
 #                         last: it restarts components)
 #
