@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what backup/ uses: mariabackup (Debian's mariadb-backup, the same 10.11 as
 # rdb/install.sh's server: it refuses another server version), age (encryption),
-# zstd, jq. Idempotent and quick when everything is present (make up, the Dockerfile).
+# zstd, jq, zip and unzip (exam archives). Idempotent and quick when everything is present (make up, the Dockerfile).
 # The MongoDB dump uses nosql/'s node driver (nosql/install.sh).
 set -euo pipefail
 
@@ -17,7 +17,7 @@ apt_install() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-apt_install mariadb-backup mariadb-client age zstd jq util-linux
+apt_install mariadb-backup mariadb-client age zstd jq zip unzip util-linux
 # mariabackup must match the server it copies
 server=$(dpkg-query -W -f='${Version}' mariadb-server 2>/dev/null || true)
 tool=$(dpkg-query -W -f='${Version}' mariadb-backup)
