@@ -2,7 +2,7 @@
 .DEFAULT_GOAL := help
 PRUTOR := bin/prutor
 
-.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos
+.PHONY: help up down restart status logs db health env check test containers-test load-data bench capacity bench-engine chaos backup restore standby failover archive archive-import
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -56,3 +56,21 @@ bench-engine: ## the gcc floor and the engine through HAProxy (fresh and cached,
 
 chaos: ## USERS students (300) work while each component is killed/restarted in turn; per-fault table (tests/chaos)
 	@$(PRUTOR) run tests/chaos/run.sh
+
+backup: ## a full backup now (MariaDB + MongoDB, encrypted into BACKUP_DIR); the binlog ships all the time (backup/README.md)
+	@$(PRUTOR) backup
+
+restore: ## restore MariaDB from the backups: the last full, then the binlog up to AT="YYYY-MM-DD HH:MM:SS" (UTC; default: the last second)
+	@$(PRUTOR) restore $(if $(AT),--at "$(AT)",)
+
+standby: ## start a semi-synchronous standby MariaDB (cloned from the primary); `bin/prutor standby status|down`
+	@$(PRUTOR) standby up
+
+failover: ## fence the primary, promote the standby in its place (same address), print the time it took
+	@$(PRUTOR) failover
+
+archive: ## one event as a zip (CSV, JSON, source files, checksums) readable without the platform: EVENT=id [OUT=file.zip]
+	@$(PRUTOR) archive export "$(EVENT)" "$(or $(OUT),event-$(EVENT).zip)"
+
+archive-import: ## put an archived event back (it must not exist; its users must): FILE=event-N.zip
+	@$(PRUTOR) archive import "$(FILE)"

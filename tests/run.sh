@@ -19,7 +19,11 @@
 #   6. smoke              tests/smoke.sh (the thin slice through HAProxy)
 #   7. containers         containers/test.sh (`make containers-test`: the compose stack
 #                         built and run with Podman, the suites again against it)
-#   8. chaos              tests/chaos/run.sh --quick (20 students, one fault of each kind;
+#   8. backup             backup/test.sh (retention, encryption; the restore drill: saves
+#                         under load, a full mid-run, the data directory deleted, restored
+#                         to the last second, to a point in time, and without one mistaken
+#                         delete; a standby and make failover; an exam archive round trip)
+#   9. chaos              tests/chaos/run.sh --quick (20 students, one fault of each kind;
 #                         last: it restarts components)
 #
 # Each suite's output is shown and kept in var/log/test-<suite>.log. A suite that
@@ -102,6 +106,9 @@ SUITE_TIMEOUT=900 suite cgroup2-guest bash tests/guest/test.sh
 suite smoke bash tests/smoke.sh
 # Builds every image and runs the compose stack beside the native one (its own ports).
 SUITE_TIMEOUT=${CONTAINERS_TEST_TIMEOUT:-1800} suite containers bash containers/test.sh
+# Destroys this stack's database and restores it (leaves it healthy): after the suites
+# that need their own data, before chaos.
+suite backup bash -c 'eval "$(bin/prutor env)" && exec bash backup/test.sh'
 suite chaos bash tests/chaos/run.sh --quick
 
 if [ "${CI:-}" = true ] && [ "${PRUTOR_KEEP_UP:-}" != 1 ]; then

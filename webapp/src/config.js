@@ -75,6 +75,8 @@ function loadConfig(env = process.env) {
     cookieSecure: bool(env, 'COOKIE_SECURE', false, errors),
     trustProxy: str(env, 'TRUST_PROXY', 'loopback'),
     varDir: path.resolve(str(env, 'PRUTOR_VAR', path.join(REPO, 'var'))),
+    // written by backup/ (its daemon) and shown on the admin page
+    backupStatusFile: path.resolve(str(env, 'BACKUP_STATUS_FILE', path.join(str(env, 'PRUTOR_VAR', path.join(REPO, 'var')), 'run', 'backup-status.json'))),
     maxCodeBytes: int(env, 'MAX_CODE_BYTES', 65536, { min: 1024, max: 16 * 1024 * 1024 }, errors),
     login: {
       // Sign-in limits (accounts/ratelimit.js): failures allowed per account from

@@ -77,6 +77,35 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return null;
   }
 
+  // What backup/'s daemon last wrote (backup/README.md), judged: a status not rewritten
+  // for BACKUP_STALE_S means the daemon is not running; a binlog not in sync for
+  // as long means the shipped copy misses the latest saves; a full older than two
+  // intervals means the schedule is not keeping up.
+  const BACKUP_STALE_S = 30;
+  function backupStatus(nowMs = Date.now()) {
+    const file = (cfg && cfg.backupStatusFile) || env.BACKUP_STATUS_FILE || path.join(varDir, 'run', 'backup-status.json');
+    const f = readText(file, 1024 * 1024);
+    if (!f) return { file, state: 'none', problems: ['No backup status: the backup program (backup/) has not run on this host.'] };
+    let s;
+    try { s = JSON.parse(f.text); } catch { return { file, state: 'none', problems: ['The backup status file is not JSON.'] }; }
+    const age = (iso) => (iso ? Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000)) : null);
+    const b = s.binlog || {};
+    const out = { file, target: s.target, timeline: s.timeline, fulls: s.fulls, updatedAgeS: age(s.updated_at),
+      full: s.last_full ? { ...s.last_full, ageS: age(s.last_full.finished_at) } : null,
+      binlog: { streaming: !!b.streaming, file: b.file, bytes: b.bytes, lastShippedAt: b.last_shipped_at, lastShippedAgeS: age(b.last_shipped_at),
+        lagS: b.in_sync_at ? age(b.in_sync_at) : null, lagBytes: b.lag_bytes } };
+    if (s.standby) out.standby = { io: s.standby.io, sql: s.standby.sql, secondsBehind: s.standby.seconds_behind, semiSync: s.standby.primary_semi_sync, notAcked: s.standby.not_acked_tx };
+    const problems = [];
+    if (out.updatedAgeS > BACKUP_STALE_S) problems.push(`The backup program last reported ${out.updatedAgeS} s ago: it is not running.`);
+    if (!out.binlog.streaming) problems.push('The binary log is not being shipped.');
+    else if (out.binlog.lagS === null || out.binlog.lagS > BACKUP_STALE_S) problems.push(`The shipped binary log is behind the server${out.binlog.lagS === null ? '' : ` by ${out.binlog.lagS} s`}.`);
+    if (!out.full) problems.push('No full backup yet.');
+    else if (s.full_interval_s && out.full.ageS > 2 * s.full_interval_s) problems.push(`The last full backup is ${Math.round(out.full.ageS / 3600)} h old.`);
+    if (out.standby && (out.standby.io !== 'Yes' || out.standby.sql !== 'Yes')) problems.push(`The standby is not replicating (receiving: ${out.standby.io || 'no'}, applying: ${out.standby.sql || 'no'}).`);
+    else if (out.standby && out.standby.semiSync !== 'ON') problems.push('Semi-synchronous replication is off: saves are acknowledged before the standby has them.');
+    return { ...out, state: problems.length ? 'warn' : 'ok', problems };
+  }
+
   const KNOB_LABELS = {
     HAPROXY_MAXCONN: 'HAProxy: connections in all', HAPROXY_LISTEN_MAXCONN: 'HAProxy: connections on the front end', HAPROXY_NBTHREAD: 'HAProxy: threads',
     WEBAPP_MAXCONN: 'Webapp: requests at once (server maxconn)', ENGINE_MAXCONN: 'Engine: requests at once (server maxconn)', ENGINE_MAXQUEUE: 'Engine: queue length',
@@ -118,7 +147,7 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     const apache = apacheConf();
     const profile = readText(path.resolve(__dirname, '../../../tuning/profile.env'));
     return {
-      haproxy, mysql, apache, tuning: tuningReport(),
+      haproxy, mysql, apache, tuning: tuningReport(), backup: backupStatus(),
       webWorkers: cfg ? cfg.workers : Number(env.WEB_WORKERS) || null,
       globalMaxconn: env.HAPROXY_MAXCONN || null, // global maxconn is not in the stats CSV
       dbPoolSize: cfg && cfg.db ? cfg.db.poolSize : null,
@@ -134,7 +163,7 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
     return { status: res.status, type: res.headers.get('content-type') || 'text/html', body: Buffer.from(await res.arrayBuffer()) };
   }
 
-  return { knobs, stats, tuningReport, statsUrl, readiness: createReadiness({ varDir, env }),
+  return { knobs, stats, tuningReport, backupStatus, statsUrl, readiness: createReadiness({ varDir, env }),
     live: cfg ? createLiveFigures({ cfg, env, fetchImpl }) : null };
 }
 

@@ -6,6 +6,23 @@ const { staffAsset } = require('../staff/assets');
 
 const dash = (v) => (v === null || v === undefined || v === '' ? html`<span class="muted">—</span>` : v);
 
+const ago = (s) => (s === null || s === undefined ? '—' : s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`);
+
+// backup/'s status: last full, last binlog shipped and how far behind the server it is
+function backupCard(b) {
+  const pill = b.state === 'ok' ? html`<span class="pill ok">ok</span>` : html`<span class="pill bad">${b.state === 'none' ? 'no backups' : 'attention'}</span>`;
+  return html`<div class="card" id="backup-status"><h2>Backups ${pill}</h2>
+${b.problems.length ? html`<ul class="flash error" id="backup-problems">${b.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}
+${b.state === 'none' ? html`<p class="muted small">Status file: ${b.file}. See backup/README.md.</p>` : html`<dl class="kv">
+<dt>Last full backup</dt><dd id="backup-last-full">${b.full ? html`${b.full.finished_at.replace('T', ' ').replace('Z', ' UTC')} (${ago(b.full.ageS)}), ${Math.round(b.full.bytes / 1024)} KB in ${fmtMs(b.full.duration_ms)}${b.full.mongo ? ', with MongoDB' : ''}` : '—'}</dd>
+<dt>Last binlog shipped</dt><dd id="backup-binlog">${b.binlog.file ? html`${b.binlog.file} at ${b.binlog.bytes} bytes, ${ago(b.binlog.lastShippedAgeS)}` : '—'}</dd>
+<dt>Binlog lag</dt><dd id="backup-lag">${b.binlog.lagS === null ? '—' : html`${b.binlog.lagS} s${b.binlog.lagBytes ? html`, ${b.binlog.lagBytes} bytes` : ''}`}</dd>
+${b.standby ? html`<dt>Standby</dt><dd id="backup-standby">receiving ${b.standby.io}, applying ${b.standby.sql}, ${dash(b.standby.secondsBehind)} s behind, semi-sync ${b.standby.semiSync}</dd>` : ''}
+<dt>Target</dt><dd class="small">${b.target} (timeline ${b.timeline}, ${b.fulls} fulls kept)</dd>
+<dt>Status</dt><dd class="small">written ${ago(b.updatedAgeS)}</dd></dl>`}
+</div>`;
+}
+
 // The queue in view: the engine's and the webapp's own metrics (src/metrics/live.js);
 // staff/public/admin-live.js refreshes every [data-live] from /admin/live.
 function livePanel(live) {
@@ -70,6 +87,7 @@ ${k.env.map((g) => html`<h3>${g.group}</h3><dl class="kv">${g.vars.map((x) => ht
 ${k.profile ? html`<h3>tuning/profile.env</h3><pre class="code">${k.profile.text}</pre>` : ''}
 </div>
 </div>
+${backupCard(k.backup)}
 <div class="card" id="tuning-report"><h2>Latest tuning report</h2>
 ${k.tuning ? html`<p class="muted small">${k.tuning.file} · ${time(k.tuning.mtime)}</p>${k.tuning.html ? html`<div class="statement">${k.tuning.html}</div>` : html`<p><a class="btn" href="/admin/tuning-report">Open the report</a></p>`}`
   : html`<p class="empty">No report yet. The tuning sweeps (tuning/) write var/tuning/report.md or report.html.</p>`}
