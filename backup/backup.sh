@@ -33,15 +33,75 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${BACKUP_TICK_S:=1}"
 # The file being shipped is plain until the server moves to the next: rotate this often.
 : "${BACKUP_BINLOG_ROTATE_S:=600}"
+# A scheduled full waits while an exam is open or starts within BACKUP_QUIET_BEFORE_S
+# (a full under an exam's load tripled the save's 99% line), at most BACKUP_MAX_DEFER_S.
+: "${BACKUP_QUIET_BEFORE_S:=1800}" "${BACKUP_MAX_DEFER_S:=21600}"
+# The MariaDB account the daemon and a full connect with (not root; see as_backup_user).
+: "${BACKUP_DB_USER:=prutor_backup}" "${DB_NAME:=prutor}"
 MYCNF=$PRUTOR_VAR/conf/my.cnf
 DATA=$PRUTOR_VAR/mariadb/data
 BINLOG_LOCAL=$PRUTOR_VAR/mariadb/binlog
 SUPERVISOR_CONF=$PRUTOR_VAR/conf/supervisord.conf
+# The backup user's private folder: its option file (server options + the account's
+# password), readable by it alone; var/conf is root's.
+PRIV=$PRUTOR_VAR/run/backup
+CNF=$PRIV/my.cnf
 
 log() { printf '%s backup: %s\n' "$(date -u +%FT%TZ)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-sql() { mariadb --socket="$DB_SOCKET" --user=root -N -B -e "$1"; }
+sql() { mariadb --defaults-file="$CNF" -N -B -e "$1"; }
+root_sql() { mariadb --socket="$DB_SOCKET" --user=root -N -B -e "$1"; }
 now() { date -u +%s; }
+
+# The daemon and a full run as the OS user that owns the data directory (mysql): the one
+# user that can read InnoDB's files (0660 in 0700 folders) without widening their
+# permissions for a dedicated one, and reading them is all mariabackup does with its
+# rights. Started as root (supervisord, `make backup`), this prepares what that user
+# needs, then drops to it:
+#   - the account BACKUP_DB_USER with only what mariabackup and binlog streaming use
+#     (RELOAD, PROCESS, LOCK TABLES, BINLOG MONITOR: mariabackup's BACKUP STAGE and binlog
+#     position; REPLICATION SLAVE: mariadb-binlog --read-from-remote-server; SLAVE
+#     MONITOR: the standby's SHOW SLAVE STATUS), SELECT on the view assignment_window
+#     (when an exam is open) and no other table: rows are never read, files are;
+#   - its password (BACKUP_DB_PASSWORD, generated into var/prutor.env by bin/prutor, kept
+#     out of the services' environment) in the private option file;
+#   - BACKUP_DIR and the binlog's log owned by that user (a restore run by root made a
+#     timeline there).
+as_backup_user() {
+  [ "$(id -u)" -eq 0 ] || { [ -r "$CNF" ] || die "$CNF missing: start the backup program as root once (make up)"; return 0; }
+  local u pw i
+  u=$(stat -c %U "$DATA" 2>/dev/null || echo root)
+  pw=${BACKUP_DB_PASSWORD:-$(sed -n 's/^BACKUP_DB_PASSWORD=//p' "$PRUTOR_VAR/prutor.env" 2>/dev/null | tail -n1)}
+  [ -n "$pw" ] || die "BACKUP_DB_PASSWORD is not set (bin/prutor generates it into var/prutor.env)"
+  [[ $pw =~ ^[A-Za-z0-9._+/=-]+$ ]] || die "BACKUP_DB_PASSWORD may hold letters, digits and ._+/=- only"
+  [[ $BACKUP_DB_USER =~ ^[A-Za-z0-9_]+$ && $DB_NAME =~ ^[A-Za-z0-9_]+$ ]] || die "BACKUP_DB_USER and DB_NAME: letters, digits, _"
+  for i in $(seq 1 120); do mariadb-admin --socket="$DB_SOCKET" --user=root ping >/dev/null 2>&1 && break; sleep 0.5; done
+  local acct="'$BACKUP_DB_USER'@'localhost'"
+  root_sql "CREATE USER IF NOT EXISTS $acct IDENTIFIED BY '$pw'; ALTER USER $acct IDENTIFIED BY '$pw';
+    GRANT RELOAD, PROCESS, LOCK TABLES, BINLOG MONITOR, REPLICATION SLAVE, SLAVE MONITOR ON *.* TO $acct" ||
+    die "cannot create the MariaDB account $BACKUP_DB_USER (is MariaDB up?)"
+  # the view exists once the migrations ran; without it no full is deferred
+  root_sql "GRANT SELECT ON \`$DB_NAME\`.assignment_window TO $acct" 2>/dev/null ||
+    log "WARNING: no $DB_NAME.assignment_window yet: scheduled fulls will not wait for exams"
+  install -d -m 700 -o "$u" -g "$(id -gn "$u")" "$PRIV"
+  ( umask 077
+    # the server's options (mariabackup reads [mysqld]), without its [client] group, whose
+    # default-character-set mariadb-binlog refuses
+    { awk '/^\[/ { skip = ($0 == "[client]") } !skip' "$MYCNF"
+      printf '\n# the backup account (backup/backup.sh as_backup_user)\n[client]\nuser=%s\npassword=%s\nsocket=%s\n' "$BACKUP_DB_USER" "$pw" "$DB_SOCKET"
+      printf '[mariabackup]\nuser=%s\npassword=%s\nsocket=%s\n' "$BACKUP_DB_USER" "$pw" "$DB_SOCKET"
+    } >"$CNF.tmp" )
+  chown "$u": "$CNF.tmp"; mv -f "$CNF.tmp" "$CNF"
+  mkdir -p "$BACKUP_DIR" "$(dirname "$BACKUP_STATUS_FILE")" "$PRUTOR_VAR/log"
+  touch "$PRUTOR_VAR/log/backup-binlog.log"
+  chown -R "$u": "$BACKUP_DIR" "$PRUTOR_VAR/log/backup-binlog.log"
+  [ -e "$BACKUP_STATUS_FILE" ] && chown "$u": "$BACKUP_STATUS_FILE"
+  if [ "$u" = root ]; then
+    log "WARNING: the data directory is root's (rdb/run.sh ran mariadbd as root): running as root"
+    return 0
+  fi
+  exec setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups env HOME="$PRIV" bash "$HERE/backup.sh" "$@"
+}
 
 timeline() { cat "$BACKUP_DIR/timeline" 2>/dev/null || echo 1; }
 tdir() { printf '%s/t%04d' "$BACKUP_DIR" "$1"; }
@@ -76,7 +136,7 @@ full_backup() {
   sql "FLUSH BINARY LOGS" || true
   binlog_file=$(sql "SHOW MASTER STATUS" | cut -f1)
   local work; work=$(mktemp -d "$PRUTOR_VAR/mariadb/tmp/mariabackup.XXXXXX")
-  mariabackup --defaults-file="$MYCNF" --backup --user=root --socket="$DB_SOCKET" \
+  mariabackup --defaults-file="$CNF" --backup --user="$BACKUP_DB_USER" \
       --stream=xbstream --target-dir="$work" 2>"$dir.partial/mariabackup.log" |
     zstd -q -T1 -3 | encrypt >"$dir.partial/mariadb.xbstream.zst.age" ||
     { rm -rf "$work"; die "mariabackup failed: $(tail -n 3 "$dir.partial/mariabackup.log")"; }
@@ -91,10 +151,12 @@ full_backup() {
         --arg binlog_file "$binlog_file" --argjson mongo "$mongo_ok" \
         --argjson ms $(( ($(date +%s%N) - t0) / 1000000 )) \
         --arg version "$(sql 'SELECT VERSION()')" \
+        --arg priority "${FULL_PRIORITY:-normal}" --argjson deferred_s "${FULL_DEFERRED_S:-0}" --arg deferred_for "${FULL_DEFERRED_FOR:-}" \
         --argjson bytes "$(du -cb "$dir.partial"/*.age | tail -n1 | cut -f1)" \
         '{timeline: $tl, started_at: $started, finished_at: $finished, finished_s: $finished_s,
           binlog_file_at_start: $binlog_file, mongo: $mongo, duration_ms: $ms, bytes: $bytes,
-          mariadb_version: $version, encryption: "age", compression: "zstd"}' >"$dir.partial/manifest.json"
+          mariadb_version: $version, encryption: "age", compression: "zstd",
+          priority: $priority, deferred_s: $deferred_s, deferred_for: (if $deferred_for == "" then null else $deferred_for end)}' >"$dir.partial/manifest.json"
   mv "$dir.partial" "$dir"
   log "full backup $dir ($(jq -r .bytes "$dir/manifest.json") bytes, $(jq -r .duration_ms "$dir/manifest.json") ms)"
   prune
@@ -160,7 +222,7 @@ start_streamer() {
     FORCE_FULL=1
   fi
   log "shipping the binlog from $from into $spool"
-  mariadb-binlog --read-from-remote-server --raw --stop-never --socket="$DB_SOCKET" --user=root \
+  mariadb-binlog --defaults-file="$CNF" --read-from-remote-server --raw --stop-never \
     --stop-never-slave-server-id="$((${DB_SERVER_ID:-1} + 1000))" --result-file="$spool/" "$from" \
     2>>"$PRUTOR_VAR/log/backup-binlog.log" &
   STREAMER_PID=$!
@@ -197,17 +259,20 @@ write_status() {
   # the standby's replication, while one runs (standby.sh)
   local standby=null
   if [ -S "${DB_STANDBY_DIR:-$PRUTOR_VAR/mariadb-standby}/run/mariadb.sock" ]; then
-    standby=$(bash "$HERE/standby.sh" status 2>/dev/null | jq -c . 2>/dev/null) || standby=null
+    standby=$(BACKUP_CLIENT_CNF=$CNF bash "$HERE/standby.sh" status 2>/dev/null | jq -c . 2>/dev/null) || standby=null
     [ -n "$standby" ] || standby=null
   fi
   jq -n --argjson standby "$standby" --arg updated "$(date -u +%FT%TZ)" --argjson tl "$tl" --arg dir "$BACKUP_DIR" \
-     --argjson full "$( [ -n "$latest" ] && jq -c '{finished_at, duration_ms, bytes, mongo}' "$latest" || echo null)" \
+     --argjson full "$( [ -n "$latest" ] && jq -c '{finished_at, duration_ms, bytes, mongo, priority, deferred_s, deferred_for}' "$latest" || echo null)" \
+     --argjson deferred "$( [ "$DEFER_DUE" -gt 0 ] && jq -nc --argjson due "$DEFER_DUE" --argjson by "$((DEFER_DUE + BACKUP_MAX_DEFER_S))" --arg why "$DEFER_WHY" \
+         '{due_at: ($due | todate), runs_by: ($by | todate), reason: $why}' || echo null)" \
      --argjson fulls "$(manifests | wc -l)" \
      --arg file "$shipped" --argjson size "$size" --argjson shipped_s "$SHIPPED_AT" \
      --arg master_file "$file" --argjson in_sync_s "$IN_SYNC_AT" --argjson lag_bytes "$lag_bytes" \
      --argjson streaming "$( [ -n "$STREAMER_PID" ] && kill -0 "$STREAMER_PID" 2>/dev/null && echo true || echo false)" \
      --argjson now "$(now)" --argjson interval "$BACKUP_FULL_INTERVAL_S" \
      '{updated_at: $updated, target: $dir, timeline: $tl, last_full: $full, fulls: $fulls, full_interval_s: $interval,
+       full_deferred: $deferred,
        binlog: {streaming: $streaming, file: $file, bytes: $size, server_file: $master_file,
                 last_shipped_at: (if $shipped_s > 0 then ($shipped_s | todate) else null end),
                 in_sync_at: (if $in_sync_s > 0 then ($in_sync_s | todate) else null end),
@@ -219,6 +284,21 @@ write_status() {
   mv -f "$BACKUP_STATUS_FILE.tmp" "$BACKUP_STATUS_FILE"
 }
 
+# Why a scheduled full should wait now, or nothing: the events whose window (the view
+# assignment_window, the one rule of when an event is open) is open or opens within
+# BACKUP_QUIET_BEFORE_S. When the view cannot be asked, nothing (the full runs: waiting
+# on a broken check could postpone fulls for good).
+exam_now() {
+  local r
+  r=$(sql "SELECT GROUP_CONCAT(DISTINCT event_id ORDER BY event_id), DATE_FORMAT(MAX(deadline), '%Y-%m-%d %H:%i UTC')
+             FROM \`$DB_NAME\`.assignment_window
+            WHERE start_time < UTC_TIMESTAMP() + INTERVAL $BACKUP_QUIET_BEFORE_S SECOND AND deadline > UTC_TIMESTAMP()" 2>&1) ||
+    { log "cannot ask assignment_window whether an exam is open (${r//$'\n'/ }): not deferring"; return 0; }
+  [ "$(cut -f1 <<<"$r")" = NULL ] && return 0
+  printf 'exam window open or opening within %s min: event %s (until %s)' \
+    "$((BACKUP_QUIET_BEFORE_S / 60))" "$(cut -f1 <<<"$r" | sed 's/,/, /g')" "$(cut -f2 <<<"$r")"
+}
+
 daemon() {
   need_recipient
   mkdir -p "$BACKUP_DIR" "$(dirname "$BACKUP_STATUS_FILE")"
@@ -226,8 +306,8 @@ daemon() {
   [ -f "$BACKUP_DIR/timeline" ] || { echo 1 >"$BACKUP_DIR/timeline"; mkdir -p "$(tdir 1)/binlog/spool" "$(tdir 1)/full"; }
   # a full cut short (the daemon stopped mid-copy) leaves a .partial folder; none runs now
   ( flock -n 8 && rm -rf "$BACKUP_DIR"/t*/full/*.partial ) 8>"$BACKUP_DIR/.full.lock" || true
-  local full_pid= backoff=1 last_full
-  FORCE_FULL=0 LAST_ROTATE=$(now)
+  local full_pid= backoff=1 last_full due why
+  FORCE_FULL=0 LAST_ROTATE=$(now) DEFER_DUE=0 DEFER_WHY=
   trap 'kill ${STREAMER_PID:-} ${full_pid:-} 2>/dev/null; wait; exit 0' TERM INT
   while :; do
     if [ -z "$STREAMER_PID" ] || ! kill -0 "$STREAMER_PID" 2>/dev/null; then
@@ -240,12 +320,35 @@ daemon() {
     fi
     # a full when none exists in this timeline, or the newest is older than the interval
     last_full=$(ls -1d "$(tdir "$(timeline)")"/full/*Z/manifest.json 2>/dev/null | sort | tail -n1 || true)
+    # (a timeline without a full, or a gap in the binlog, cannot wait: nothing could be
+    # restored from it; a scheduled one waits for the exam, at most BACKUP_MAX_DEFER_S,
+    # then runs at the lowest CPU and I/O priority)
     if [ -z "$full_pid" ] || ! kill -0 "$full_pid" 2>/dev/null; then
       full_pid=
-      if [ "$FORCE_FULL" = 1 ] || [ -z "$last_full" ] ||
-         [ $(( $(now) - $(jq -r '.finished_s // 0' "$last_full" 2>/dev/null || echo 0) )) -ge "$BACKUP_FULL_INTERVAL_S" ]; then
-        FORCE_FULL=0
+      if [ "$FORCE_FULL" = 1 ] || [ -z "$last_full" ]; then
+        FORCE_FULL=0 DEFER_DUE=0
         ( full_backup ) & full_pid=$!
+      else
+        due=$(( $(jq -r '.finished_s // 0' "$last_full" 2>/dev/null || echo 0) + BACKUP_FULL_INTERVAL_S ))
+        if [ "$(now)" -ge "$due" ]; then
+          why=$(exam_now)
+          if [ -z "$why" ]; then
+            if [ "$DEFER_DUE" -gt 0 ]; then
+              ( FULL_DEFERRED_S=$(( $(now) - due )) FULL_DEFERRED_FOR=$DEFER_WHY full_backup ) & full_pid=$!
+            else
+              ( full_backup ) & full_pid=$!
+            fi
+            DEFER_DUE=0
+          elif [ $(( $(now) - due )) -ge "$BACKUP_MAX_DEFER_S" ]; then
+            log "scheduled full deferred $(( $(now) - due )) s, the most BACKUP_MAX_DEFER_S allows: running it at low priority ($why)"
+            DEFER_DUE=0
+            ( renice -n 19 -p "$BASHPID" >/dev/null; ionice -c 2 -n 7 -p "$BASHPID" 2>/dev/null || true
+              FULL_PRIORITY=low FULL_DEFERRED_S=$(( $(now) - due )) FULL_DEFERRED_FOR=$why full_backup ) & full_pid=$!
+          else
+            [ "$DEFER_DUE" = "$due" ] && [ "$DEFER_WHY" = "$why" ] || log "scheduled full deferred: $why"
+            DEFER_DUE=$due DEFER_WHY=$why
+          fi
+        fi
       fi
     fi
     write_status || true
@@ -453,10 +556,10 @@ restore() {
 }
 
 case ${1:-} in
-  daemon) daemon ;;
+  daemon) as_backup_user daemon; daemon ;;
   backup) shift
     case ${1:-} in
-      "") full_backup ;;
+      "") as_backup_user backup; full_backup ;;
       log) shift; binlog_log "$@" ;;
       status) cat "$BACKUP_STATUS_FILE" ;;
       *) die "backup: unknown argument $1 (none, log [TIMELINE] or status)" ;;

@@ -102,9 +102,12 @@ cmd_down() {
 }
 
 cmd_status() {
-  local s m
-  s=$(mariadb --socket="$SOCK" --user=root -e "SHOW SLAVE STATUS\G" 2>/dev/null || true)
-  m=$(primary "SHOW STATUS LIKE 'Rpl_semi_sync_master_%'" 2>/dev/null || true)
+  local s m client=(--user=root)
+  # the backup daemon asks with its own account (SLAVE MONITOR; backup.sh as_backup_user),
+  # which the standby has as a clone of the primary
+  [ -n "${BACKUP_CLIENT_CNF:-}" ] && client=(--defaults-file="$BACKUP_CLIENT_CNF")
+  s=$(mariadb "${client[@]}" --socket="$SOCK" -e "SHOW SLAVE STATUS\G" 2>/dev/null || true)
+  m=$(mariadb "${client[@]}" --socket="$DB_SOCKET" -N -B -e "SHOW STATUS LIKE 'Rpl_semi_sync_master_%'" 2>/dev/null || true)
   field() { sed -n "s/^ *$1: //p" <<<"$s" | head -n1; }
   stat() { awk -v k="$1" '$1 == k {print $2}' <<<"$m"; }
   jq -n --argjson running "$(running && echo true || echo false)" --arg io "$(field Slave_IO_Running)" \

@@ -94,6 +94,8 @@ function createAdminService({ db, cfg, env = process.env, fetchImpl = fetch }) {
       full: s.last_full ? { ...s.last_full, ageS: age(s.last_full.finished_at) } : null,
       binlog: { streaming: !!b.streaming, file: b.file, bytes: b.bytes, lastShippedAt: b.last_shipped_at, lastShippedAgeS: age(b.last_shipped_at),
         lagS: b.in_sync_at ? age(b.in_sync_at) : null, lagBytes: b.lag_bytes } };
+    // a scheduled full waiting for an exam (backup.sh exam_now): deliberate, not a problem
+    if (s.full_deferred) out.deferred = { reason: s.full_deferred.reason, dueAt: s.full_deferred.due_at, runsBy: s.full_deferred.runs_by, dueAgeS: age(s.full_deferred.due_at) };
     if (s.standby) out.standby = { io: s.standby.io, sql: s.standby.sql, secondsBehind: s.standby.seconds_behind, semiSync: s.standby.primary_semi_sync, notAcked: s.standby.not_acked_tx };
     const problems = [];
     if (out.updatedAgeS > BACKUP_STALE_S) problems.push(`The backup program last reported ${out.updatedAgeS} s ago: it is not running.`);

@@ -8,13 +8,16 @@ const dash = (v) => (v === null || v === undefined || v === '' ? html`<span clas
 
 const ago = (s) => (s === null || s === undefined ? '—' : s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`);
 
+const utc = (iso) => (iso ? iso.replace('T', ' ').replace('Z', ' UTC') : '—');
+
 // backup/'s status: last full, last binlog shipped and how far behind the server it is
 function backupCard(b) {
   const pill = b.state === 'ok' ? html`<span class="pill ok">ok</span>` : html`<span class="pill bad">${b.state === 'none' ? 'no backups' : 'attention'}</span>`;
   return html`<div class="card" id="backup-status"><h2>Backups ${pill}</h2>
 ${b.problems.length ? html`<ul class="flash error" id="backup-problems">${b.problems.map((p) => html`<li>${p}</li>`)}</ul>` : ''}
 ${b.state === 'none' ? html`<p class="muted small">Status file: ${b.file}. See backup/README.md.</p>` : html`<dl class="kv">
-<dt>Last full backup</dt><dd id="backup-last-full">${b.full ? html`${b.full.finished_at.replace('T', ' ').replace('Z', ' UTC')} (${ago(b.full.ageS)}), ${Math.round(b.full.bytes / 1024)} KB in ${fmtMs(b.full.duration_ms)}${b.full.mongo ? ', with MongoDB' : ''}` : '—'}</dd>
+<dt>Last full backup</dt><dd id="backup-last-full">${b.full ? html`${b.full.finished_at.replace('T', ' ').replace('Z', ' UTC')} (${ago(b.full.ageS)}), ${Math.round(b.full.bytes / 1024)} KB in ${fmtMs(b.full.duration_ms)}${b.full.mongo ? ', with MongoDB' : ''}${b.full.deferred_s ? `, deferred ${ago(b.full.deferred_s).replace(' ago', '')} (${b.full.deferred_for})` : ''}${b.full.priority === 'low' ? ', at low priority' : ''}` : '—'}</dd>
+${b.deferred ? html`<dt>Next full</dt><dd id="backup-deferred">deferred (due ${ago(b.deferred.dueAgeS)}): ${b.deferred.reason}; runs when it ends, at the latest ${utc(b.deferred.runsBy)} (at low priority)</dd>` : ''}
 <dt>Last binlog shipped</dt><dd id="backup-binlog">${b.binlog.file ? html`${b.binlog.file} at ${b.binlog.bytes} bytes, ${ago(b.binlog.lastShippedAgeS)}` : '—'}</dd>
 <dt>Binlog lag</dt><dd id="backup-lag">${b.binlog.lagS === null ? '—' : html`${b.binlog.lagS} s${b.binlog.lagBytes ? html`, ${b.binlog.lagBytes} bytes` : ''}`}</dd>
 ${b.standby ? html`<dt>Standby</dt><dd id="backup-standby">receiving ${b.standby.io}, applying ${b.standby.sql}, ${dash(b.standby.secondsBehind)} s behind, semi-sync ${b.standby.semiSync}</dd>` : ''}

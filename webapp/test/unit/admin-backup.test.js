@@ -69,5 +69,17 @@ test('backup status on the admin page: escaped', () => {
   assert.match(withStandby, /id="backup-standby">receiving Yes, applying Yes, 0 s behind, semi-sync ON/);
   assert.match(withStandby, /<span class="pill ok">ok<\/span>/);
   assert.doesNotMatch(page, /<script>x<\/script>/);
+  assert.doesNotMatch(page, /id="backup-deferred"/);
+  // a scheduled full waiting for an exam: said, with why and until when, and not a problem
+  const why = 'exam window open or opening within 30 min: event 12 (until 2026-12-01 12:00 UTC) <b>';
+  fs.writeFileSync(file, JSON.stringify(status({
+    full_deferred: { due_at: iso(600e3), runs_by: '2026-12-01T16:10:00Z', reason: why },
+    last_full: { ...status().last_full, priority: 'low', deferred_s: 21600, deferred_for: 'event 9 <i>' },
+  })));
+  const deferred = svc.backupStatus();
+  assert.equal(deferred.state, 'ok', deferred.problems.join(' '));
+  const withDefer = String(knobsPage(req, { k: { ...k, backup: deferred } }));
+  assert.match(withDefer, /id="backup-deferred">deferred \(due 10 min ago\): exam window open or opening within 30 min: event 12 \(until 2026-12-01 12:00 UTC\) &lt;b&gt;; runs when it ends, at the latest 2026-12-01 16:10:00 UTC/);
+  assert.match(withDefer, /id="backup-last-full">[^<]*, deferred 6 h \(event 9 &lt;i&gt;\), at low priority/);
   fs.rmSync(dir, { recursive: true, force: true });
 });
