@@ -112,7 +112,7 @@ final class Api
             if ($path === '/evaluate' && !$in->has('assignment_id') && $in->has('problem_id')) {
                 return (new StaffApi($this->c, $session, $in))->evaluate();
             }
-            $student = new StudentApi($this->c, $session, $in);
+            $student = new StudentApi($this->c, $session, $in, $server);
             return match ($path) {
                 '/compile' => $student->compile(),
                 '/execute' => $student->execute(),

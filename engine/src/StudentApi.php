@@ -6,8 +6,11 @@ namespace Prutor\Engine;
 
 /**
  * The student's routes: POST /compile, /execute, /evaluate on their own assignment
- * while its window is open. Each stores the code it works on (authorised and written in
- * one statement), and stores what it produced, bounded.
+ * while its rules allow it: an event's within its window, in Safe Exam Browser when the
+ * event requires it, in the question's language; a practice problem's while no event
+ * using it as a question is still to come or under way. One query authorises the
+ * request (assignment()); each route stores the code it works on (authorised again and
+ * written in one statement), and stores what it produced, bounded.
  */
 final class StudentApi
 {
@@ -15,10 +18,24 @@ final class StudentApi
     // accommodations and pauses); a paused student runs nothing until staff resume
     private const WINDOW_JOIN = "JOIN users u ON u.id = a.user_id AND u.active = 1
         LEFT JOIN assignment_window w ON w.assignment_id = a.id";
-    private const WINDOW_OPEN = "(a.kind <> 'event' OR (UTC_TIMESTAMP(3) >= w.start_time
-        AND UTC_TIMESTAMP(3) < w.deadline AND w.paused_since IS NULL))";
+    /**
+     * A practice attempt of a problem that is also a question of an event not over (not
+     * scheduled, a schedule of it still to end, a student's window of it still open or
+     * waiting for its common start: the view's rule) would run that question's hidden
+     * tests before or during it.
+     */
+    private const QUESTION_OF_OPEN_EVENT = "SELECT 1 FROM event_questions eq
+        LEFT JOIN schedules es ON es.event_id = eq.event_id
+        WHERE eq.problem_id = a.problem_id AND (es.id IS NULL OR UTC_TIMESTAMP(3) < es.stop_time
+            OR EXISTS (SELECT 1 FROM assignment_window ew WHERE ew.event_id = eq.event_id
+                         AND (ew.deadline IS NULL OR UTC_TIMESTAMP(3) < ew.deadline)))";
+    private const WINDOW_OPEN = "(a.kind = 'scratch'
+        OR (a.kind = 'event' AND UTC_TIMESTAMP(3) >= w.start_time AND UTC_TIMESTAMP(3) < w.deadline AND w.paused_since IS NULL)
+        OR (a.kind = 'practice' AND NOT EXISTS (" . self::QUESTION_OF_OPEN_EVENT . ")))";
+    private const NOT_OPEN = 'no such assignment of yours, or its event is not open now (a practice problem that is a question of an event still to come or under way opens after it)';
 
-    public function __construct(private readonly Config $c, private readonly Session $s, private readonly Input $in)
+    /** @param array<string, mixed> $server the request's (SEB's headers and URL) */
+    public function __construct(private readonly Config $c, private readonly Session $s, private readonly Input $in, private readonly array $server = [])
     {
     }
 
@@ -34,6 +51,56 @@ final class StudentApi
         return new HttpError(404, $notOpen);
     }
 
+    /**
+     * The assignment, if the student may work on it now, with its problem, its event's SEB
+     * keys (checked here) and, with $latestCode, its latest stored code; else 404 / 403.
+     *
+     * @return array<string, mixed>
+     */
+    private function assignment(int $aid, bool $latestCode = false): array
+    {
+        $row = Db::run($this->c, 'SELECT a.kind, a.problem_id, p.env, p.time_limit_ms, p.memory_limit_kb, p.compare_mode, p.updated_at,
+                ' . ProblemFiles::COUNT_SQL . ', COALESCE(q.max_marks, 100) AS max_marks,
+                seb.config_keys AS seb_config_keys, seb.browser_exam_keys AS seb_browser_exam_keys'
+                . ($latestCode ? ', c.id AS code_id, c.code' : '') . '
+              FROM assignments a ' . self::WINDOW_JOIN . '
+              LEFT JOIN problems p ON p.id = a.problem_id
+              LEFT JOIN event_questions q ON q.id = a.question_id
+              LEFT JOIN event_seb seb ON seb.event_id = a.event_id'
+              . ($latestCode ? '
+              LEFT JOIN code c ON c.id = (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id
+                                           ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)' : '') . '
+             WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $this->s->userId()])->fetch();
+        if (!$row) {
+            throw $this->refused($aid, self::NOT_OPEN);
+        }
+        SafeExamBrowser::check($this->c, $this->s, $this->server, $row['seb_config_keys'], $row['seb_browser_exam_keys']);
+        return $row;
+    }
+
+    /**
+     * The language: an event's question is answered in the problem's own (its limits are
+     * the question's; another language is refused, not quietly replaced); practice and
+     * the scratchpad take the one asked for, the problem's by default.
+     *
+     * @param array<string, mixed> $row
+     * @return array{0: string, 1: array<string, mixed>}
+     */
+    private function language(array $row): array
+    {
+        $asked = $this->in->str('env', 32, '');
+        $own = $row['env'] === null ? null : (string) $row['env'];
+        if ($row['kind'] === 'event' && $own !== null) {
+            if ($asked !== '' && $asked !== $own) {
+                throw new HttpError(400, 'this exam question is answered in its own language ("' . $own
+                    . '"), not "' . substr($asked, 0, 32) . '": reload the exam page');
+            }
+            $asked = $own;
+        }
+        $lang = $asked !== '' ? $asked : ($own ?? 'c');
+        return [$lang, Environments::get($this->c, $lang)];
+    }
+
     /** Authorise and store the code in one statement; returns the new code id. */
     private function storeCode(int $aid, string $trigger, string $code): int
     {
@@ -41,7 +108,7 @@ final class StudentApi
             SELECT a.id, ?, ? FROM assignments a ' . self::WINDOW_JOIN . '
              WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$trigger, $code, $aid, $this->s->userId()]);
         if ($st->rowCount() !== 1) {
-            throw $this->refused($aid, 'no such assignment of yours, or its event is not open now');
+            throw $this->refused($aid, self::NOT_OPEN);
         }
         return Db::lastId($this->c);
     }
@@ -56,14 +123,12 @@ final class StudentApi
     {
         $aid = $this->in->int('assignment_id');
         $code = $this->code();
-        $lang = $this->in->str('env', 32, 'c');
-        $env = Environments::get($this->c, $lang);
+        $p = $this->assignment($aid);
+        [$lang, $env] = $this->language($p);
         $codeId = $this->storeCode($aid, 'compile', $code);
         // the problem's support files compile with the code (a header, the instructor's main)
-        $p = Db::run($this->c, 'SELECT p.id AS problem_id, p.updated_at, ' . ProblemFiles::COUNT_SQL . '
-            FROM assignments a JOIN problems p ON p.id = a.problem_id WHERE a.id = ?', [$aid])->fetch();
         $runner = new Runner($this->c);
-        $r = $runner->compile($env, $code, $p ? ProblemFiles::of($this->c, $p) : []);
+        $r = $runner->compile($env, $code, ProblemFiles::of($this->c, $p));
         $runner->release();
         $uid = $this->s->userId();
         if ($r['internal']) {
@@ -94,16 +159,10 @@ final class StudentApi
         $aid = $this->in->int('assignment_id');
         $code = $this->code();
         $input = $this->in->str('input', $this->c->maxInputBytes, '');
-        $lang = $this->in->str('env', 32, 'c');
-        $env = Environments::get($this->c, $lang);
         // the window is checked before anything runs, and again by the INSERT that stores
         // the code (atomically), which is done while the sandbox compiles
-        $p = Db::run($this->c, 'SELECT p.id AS problem_id, p.updated_at, ' . ProblemFiles::COUNT_SQL . ', p.time_limit_ms, p.memory_limit_kb FROM assignments a ' . self::WINDOW_JOIN . '
-            LEFT JOIN problems p ON p.id = a.problem_id
-            WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $this->s->userId()])->fetch();
-        if (!$p) {
-            throw $this->refused($aid, 'no such assignment of yours, or its event is not open now');
-        }
+        $p = $this->assignment($aid);
+        [$lang, $env] = $this->language($p);
         $limits = Environments::limits($this->c, $env, [
             'CPU_TIME_MS' => (int) ($p['time_limit_ms'] ?? 0), 'MEMORY_KB' => (int) ($p['memory_limit_kb'] ?? 0),
         ]);
@@ -164,19 +223,14 @@ final class StudentApi
         $aid = $this->in->int('assignment_id');
         $uid = $this->s->userId();
         $share->countEvaluation($uid);
-        if ($this->in->has('code')) {
-            $this->storeCode($aid, 'evaluate', $this->code());
+        $row = $this->assignment($aid, true);
+        if ($row['problem_id'] === null) {
+            throw new HttpError(404, 'this assignment has no problem to evaluate against');
         }
-        $row = Db::run($this->c, 'SELECT a.problem_id, COALESCE(q.max_marks, 100) AS max_marks, p.env, p.time_limit_ms,
-                p.memory_limit_kb, p.compare_mode, p.updated_at, ' . ProblemFiles::COUNT_SQL . ', c.id AS code_id, c.code
-              FROM assignments a ' . self::WINDOW_JOIN . '
-              JOIN problems p ON p.id = a.problem_id
-              LEFT JOIN event_questions q ON q.id = a.question_id
-              LEFT JOIN code c ON c.id = (SELECT c2.id FROM code c2 WHERE c2.assignment_id = a.id
-                                           ORDER BY c2.save_time DESC, c2.id DESC LIMIT 1)
-             WHERE a.id = ? AND a.user_id = ? AND ' . self::WINDOW_OPEN . ' LIMIT 1', [$aid, $uid])->fetch();
-        if (!$row) {
-            throw $this->refused($aid, 'no such assignment of yours with a problem, or its event is not open now');
+        $this->language($row); // tests run in the problem's language; an exam's refuses another
+        if ($this->in->has('code')) {
+            $row['code'] = $this->code();
+            $row['code_id'] = $this->storeCode($aid, 'evaluate', $row['code']);
         }
         if ($row['code_id'] === null) {
             throw new HttpError(409, 'save your code before evaluating it');

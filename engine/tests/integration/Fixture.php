@@ -90,11 +90,15 @@ final class Fixture
             $this->ids[$k] = $this->ins('INSERT INTO users (username, password_hash, name, role, section_id) VALUES (?, ?, ?, ?, ?)',
                 [$t . $k, str_repeat('x', 60), 'Test ' . $k, $role, $this->ids['section']]);
         }
-        $this->ids['problem'] = $this->ins("INSERT INTO problems (title, statement_md, env, template_code, solution_code, time_limit_ms, memory_limit_kb, compare_mode)
-            VALUES (?, '', 'c', '', '', 1000, 65536, 'trim')", [$t . ' sum']);
-        foreach ([[1, "2 3\n", "5\n", 'visible', 1], [2, "-7 7\n", "0\n", 'visible', 1], [3, "1000000000 2000000000\n", "3000000000\n", 'hidden', 2], [4, "-5 -6\n", "-11\n", 'hidden', 1]] as [$pos, $in, $out, $vis, $w]) {
-            $this->ins('INSERT INTO test_cases (problem_id, position, input, expected_output, visibility, weight) VALUES (?, ?, ?, ?, ?, ?)',
-                [$this->ids['problem'], $pos, $in, $out, $vis, $w]);
+        // the same problem twice: practice attempts and event questions of one problem are
+        // refused while the event is to come or under way (StudentApi)
+        foreach (['problem' => ' sum', 'exam_problem' => ' exam sum'] as $k => $title) {
+            $this->ids[$k] = $this->ins("INSERT INTO problems (title, statement_md, env, template_code, solution_code, time_limit_ms, memory_limit_kb, compare_mode)
+                VALUES (?, '', 'c', '', '', 1000, 65536, 'trim')", [$t . $title]);
+            foreach ([[1, "2 3\n", "5\n", 'visible', 1], [2, "-7 7\n", "0\n", 'visible', 1], [3, "1000000000 2000000000\n", "3000000000\n", 'hidden', 2], [4, "-5 -6\n", "-11\n", 'hidden', 1]] as [$pos, $in, $out, $vis, $w]) {
+                $this->ins('INSERT INTO test_cases (problem_id, position, input, expected_output, visibility, weight) VALUES (?, ?, ?, ?, ?, ?)',
+                    [$this->ids[$k], $pos, $in, $out, $vis, $w]);
+            }
         }
         $pid = $this->ids['problem'];
         $this->ids['practice'] = $this->ins("INSERT INTO assignments (kind, user_id, problem_id, title) VALUES ('practice', ?, ?, 't')", [$this->ids['student'], $pid]);
@@ -108,8 +112,9 @@ final class Fixture
             $this->ids['event_' . $k] = $ev;
             $sc = $this->ins('INSERT INTO schedules (event_id, start_time, stop_time) VALUES (?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND, UTC_TIMESTAMP(3) + INTERVAL ? SECOND)', [$ev, $a, $b]);
             $this->ins('INSERT INTO slots (schedule_id, event_id, section_id) VALUES (?, ?, ?)', [$sc, $ev, $this->ids['section']]);
-            $q = $this->ins('INSERT INTO event_questions (event_id, position, problem_id, max_marks) VALUES (?, 1, ?, 10)', [$ev, $pid]);
-            $this->ids[$k] = $this->ins("INSERT INTO assignments (kind, user_id, event_id, question_id, problem_id) VALUES ('event', ?, ?, ?, ?)", [$this->ids['student'], $ev, $q, $pid]);
+            $q = $this->ins('INSERT INTO event_questions (event_id, position, problem_id, max_marks) VALUES (?, 1, ?, 10)', [$ev, $this->ids['exam_problem']]);
+            $this->ids[$k] = $this->ins("INSERT INTO assignments (kind, user_id, event_id, question_id, problem_id) VALUES ('event', ?, ?, ?, ?)",
+                [$this->ids['student'], $ev, $q, $this->ids['exam_problem']]);
         }
         foreach ($people as $k => $role) {
             $sid = rtrim(strtr(base64_encode(random_bytes(32)), '+/', '-_'), '=');
@@ -138,7 +143,7 @@ final class Fixture
         foreach (['event_open', 'event_closed'] as $k) {
             $this->db->exec('DELETE FROM events WHERE id = ' . (int) $this->ids[$k]);
         }
-        $this->db->exec('DELETE FROM problems WHERE id = ' . (int) $this->ids['problem']);
+        $this->db->exec('DELETE FROM problems WHERE id IN (' . (int) $this->ids['problem'] . ', ' . (int) $this->ids['exam_problem'] . ')');
         $this->db->exec("DELETE FROM users WHERE id IN ($u)");
         $this->db->exec('DELETE FROM sections WHERE id = ' . (int) $this->ids['section']);
         $this->ids = [];
