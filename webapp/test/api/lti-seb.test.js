@@ -3,7 +3,8 @@
 // event's exam page, editor and saves answer 403 with a sentence unless the request
 // carries SEB's hash of its own absolute URL and a configured key, computed as SEB
 // documents it (hex SHA-256 of URL + Config Key / Browser Exam Key). Other events,
-// staff, and a hash taken from another page are what they should be.
+// staff, and a hash taken from another page are what they should be. The engine's
+// /compile checks the same rule (engine/src/SafeExamBrowser.php).
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -84,6 +85,17 @@ test('without SEB\'s headers the exam page, editor and saves are refused with a 
   const saved = await save(withSeb('/editor/save'));
   assert.equal(saved.status, 200, saved.text);
   assert.equal(await dbh.codeCount(ev.assignmentId), 1);
+
+  // the engine's /compile (through HAProxy too) checks the same hash of its own URL
+  const compile = (headers) => student.post('/compile', { json: { assignment_id: ev.assignmentId, code: `int main(void){return 0;} // ${TAG}\n` }, csrf: true, headers: { accept: 'application/json', ...headers } });
+  const outside = await compile({});
+  assert.equal(outside.status, 403, outside.text);
+  assert.match(outside.json.error, /Safe Exam Browser/);
+  assert.equal((await compile(withSeb('/editor/save'))).status, 403, 'a hash of another URL');
+  assert.equal(await dbh.codeCount(ev.assignmentId), 1, 'nothing stored by a refused compile');
+  const inside = await compile(withSeb('/compile'));
+  assert.equal(inside.status, 200, inside.text);
+  assert.equal(inside.json.compiled, true);
 
   // an event without SEB, and staff, are untouched
   assert.equal((await student.get(`/exam/${other.eventId}`)).status, 200);
