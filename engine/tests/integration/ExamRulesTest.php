@@ -193,4 +193,42 @@ final class ExamRulesTest extends TestCase
         $this->assertSame(404, $r['status'], $r['raw']);
         $this->assertIsString($r['json']['error']);
     }
+
+    public function testALabLockdownHoldsOnTheEnginesRoutesAndAForgedAddressDoesNotPass(): void
+    {
+        $f = self::f();
+        $body = ['assignment_id' => $f->ids['open'], 'code' => self::SUM . "/* {$f->tag} lab */", 'input' => "1 2\n"];
+        // until the engine's cache of lock-downs (LabLock, a few seconds) sees the change
+        $await = function (int $status, array $extra = []) use ($f, $body): array {
+            $t0 = microtime(true);
+            do {
+                $r = $f->call('POST', '/compile', $body, 'student', true, null, $extra);
+                if ($r['status'] === $status) {
+                    break;
+                }
+                usleep(250000);
+            } while (microtime(true) - $t0 < 30);
+            return $r;
+        };
+        $f->db->prepare("INSERT INTO lab_lockdowns (event_id, allowed_ranges) VALUES (?, '10.99.0.0/16')")->execute([$f->ids['event_open']]);
+        try {
+            $r = $await(403);
+            $this->assertSame(403, $r['status'], $r['raw']);
+            $this->assertStringContainsString('lab', (string) $r['json']['error']);
+            foreach (['/execute', '/evaluate'] as $path) {
+                $this->assertSame(403, $f->call('POST', $path, $body)['status'], $path);
+            }
+            $r = $f->call('POST', '/execute', ['assignment_id' => $f->ids['practice'], 'code' => self::SUM, 'input' => "1 2\n"]);
+            $this->assertSame(403, $r['status'], 'practice is locked too while the lab is: ' . $r['raw']);
+            if ($f->url !== $f->engineUrl) {
+                // through HAProxy a client's own X-Forwarded-For is dropped
+                $r = $f->call('POST', '/compile', $body, 'student', true, null, ['X-Forwarded-For: 10.99.1.1']);
+                $this->assertSame(403, $r['status'], 'a forged address: ' . $r['raw']);
+            }
+        } finally {
+            $f->db->prepare('DELETE FROM lab_lockdowns WHERE event_id = ?')->execute([$f->ids['event_open']]);
+            $r = $await(200);
+        }
+        $this->assertSame(200, $r['status'], 'lifted: ' . $r['raw']);
+    }
 }
