@@ -44,7 +44,11 @@ final class SafeExamBrowser
         return $scheme . '://' . (string) ($server['HTTP_HOST'] ?? '') . (string) ($server['REQUEST_URI'] ?? '/');
     }
 
-    /** The keys as event_seb stores them: hex strings separated by white space or commas. */
+    /**
+     * The keys as event_seb stores them: hex strings separated by white space or commas.
+     *
+     * @return list<string>
+     */
     public static function keys(?string $text): array
     {
         return array_values(array_unique(array_filter(preg_split('/[\s,]+/', strtolower((string) $text)) ?: [], 'strlen')));
