@@ -19,16 +19,11 @@ final class StudentApi
     private const WINDOW_JOIN = "JOIN users u ON u.id = a.user_id AND u.active = 1
         LEFT JOIN assignment_window w ON w.assignment_id = a.id";
     /**
-     * A practice attempt of a problem that is also a question of an event not over (not
-     * scheduled, a schedule of it still to end, a student's window of it still open or
-     * waiting for its common start: the view's rule) would run that question's hidden
-     * tests before or during it.
+     * A practice attempt of a problem that is also a question of an event not over would
+     * run that question's hidden tests before or during it: the view problems_held_for_exams
+     * says which (the rule the webapp's practice pages use too).
      */
-    private const QUESTION_OF_OPEN_EVENT = "SELECT 1 FROM event_questions eq
-        LEFT JOIN schedules es ON es.event_id = eq.event_id
-        WHERE eq.problem_id = a.problem_id AND (es.id IS NULL OR UTC_TIMESTAMP(3) < es.stop_time
-            OR EXISTS (SELECT 1 FROM assignment_window ew WHERE ew.event_id = eq.event_id
-                         AND (ew.deadline IS NULL OR UTC_TIMESTAMP(3) < ew.deadline)))";
+    private const QUESTION_OF_OPEN_EVENT = "SELECT 1 FROM problems_held_for_exams h WHERE h.problem_id = a.problem_id";
     private const WINDOW_OPEN = "(a.kind = 'scratch'
         OR (a.kind = 'event' AND UTC_TIMESTAMP(3) >= w.start_time AND UTC_TIMESTAMP(3) < w.deadline AND w.paused_since IS NULL)
         OR (a.kind = 'practice' AND NOT EXISTS (" . self::QUESTION_OF_OPEN_EVENT . ")))";

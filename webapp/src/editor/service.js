@@ -30,6 +30,7 @@ SELECT a.id, a.kind, a.title AS a_title, a.event_id, a.problem_id, a.extra_minut
           FROM assignments a2 JOIN event_questions q2 ON q2.id = a2.question_id
           LEFT JOIN submissions sub2 ON sub2.assignment_id = a2.id
          WHERE a2.event_id = a.event_id AND a2.user_id = a.user_id) AS questions,
+       a.kind = 'practice' AND EXISTS (SELECT 1 FROM problems_held_for_exams h WHERE h.problem_id = a.problem_id) AS held_for_exam,
        UTC_TIMESTAMP(3) AS now_utc
   FROM assignments a
   JOIN users u                ON u.id = a.user_id
@@ -117,6 +118,7 @@ function createEditorService({ db, telemetry, maxCodeBytes, lateGraceS = 0 }) {
     const a = rows[0];
     if (!a) throw notFound('No such assignment.');
     if (a.kind === 'event' && !a.published_at) throw notFound('No such assignment.');
+    if (Number(a.held_for_exam)) throw notFound('This practice problem is a question of an exam not over yet: it opens for practice after that exam.');
     const now = new Date(a.now_utc);
     let state = 'open';
     if (a.kind === 'event') {
