@@ -109,10 +109,13 @@ until_ok 10 has_series 'prutor:webapp_requests:rate1m{route="/home",status="200"
   bad "no /home or /editor/save 200 in prutor:webapp_requests:rate1m: $(query 'prutor:webapp_requests:rate1m' | jq -c '[.data.result[].metric.route] | unique')"
 
 # ---------------------------------------------------------------- sign-ins turned away
-# a script guessing one account's password: the limiter answers 429 after a few tries
+# a script guessing one account's password: the limiter answers 429 after a few tries.
+# The guesses are spread over a few seconds: a counter series born with all its 429s
+# between two scrapes has one value only, and rate() of it is 0.
 guess=$(printf 'nobody-%s' "$RANDOM$RANDOM")
 limited=0
 for i in $(seq 1 24); do
+  sleep 0.3
   c=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Origin: http://127.0.0.1:$HAPROXY_PORT" \
         --data-urlencode "username=$guess" --data-urlencode "password=guess$i" "http://127.0.0.1:$HAPROXY_PORT/accounts/login" || true)
   [ "$c" = 429 ] && limited=$((limited + 1))
