@@ -1,7 +1,7 @@
 #!/bin/sh
 # Precompiles the C++ system headers students start with (<iostream>, <bits/stdc++.h>,
 # <vector>, <algorithm>) with the cpp environment's own compile_args, into
-# /usr/local/lib/prutor-pch (PRUTOR_PCH_DIR), which the engine's g++ line puts first on the
+# /usr/local/lib/prutor-pch (Runner::PCH_DIR), which the engine's g++ line puts first on the
 # include path (Runner::compileCommand). The sandbox sees /usr, so a compile there finds them.
 # g++ uses such a header only where it cannot change the program: as the source's first
 # include, with the same compiler, flags and no macro defined before it that the header uses
@@ -10,7 +10,7 @@
 # Idempotent: rebuilt only when g++'s version or the flags changed. Run as root.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-OUT=${PRUTOR_PCH_DIR:-/usr/local/lib/prutor-pch}
+OUT=/usr/local/lib/prutor-pch  # Runner::PCH_DIR
 ENVS=${PRUTOR_ENVIRONMENTS:-$HERE/../nosql/environments.json}
 [ -f "$ENVS" ] || ENVS=$HERE/config/environments.json
 # (the image's install layer comes before its environments: its own RUN builds them later)
