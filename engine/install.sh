@@ -2,7 +2,8 @@
 # Installs what the engine needs: Apache prefork + mod_php 8.2 with PDO MySQL, memcached,
 # mbstring and APCu, the languages' compilers and interpreters (gcc, g++, python3 with
 # pylint for CodeRunner's checks, OpenJDK 17, Node.js, PHP's CLI, Free Pascal), plus php-curl and PHPUnit for engine/test.sh unless
-# ENGINE_INSTALL_TEST_TOOLS=0 (as in the image), then the sandbox (sandbox/install.sh).
+# ENGINE_INSTALL_TEST_TOOLS=0 (as in the image), the C++ precompiled headers (pch.sh), then
+# the sandbox (sandbox/install.sh).
 # Idempotent; quick when everything is present. Run as root.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -30,6 +31,9 @@ if [ ! -s /usr/local/share/prutor/pylintrc ]; then
   HOME=/tmp pylint --reports=no --score=n --generate-rcfile > /usr/local/share/prutor/pylintrc.tmp
   mv /usr/local/share/prutor/pylintrc.tmp /usr/local/share/prutor/pylintrc
 fi
+# C++: the system headers students start with, precompiled for the cpp environment's flags
+# (engine/pch.sh; about 140 MB under /usr/local/lib/prutor-pch, 5-20 s, once per g++ or flags)
+"$HERE/pch.sh"
 # Java: a jlink image of the JDK with class data sharing archives, under /usr (engine/java/install.sh)
 "$HERE/java/install.sh"
 "$HERE/../sandbox/install.sh"

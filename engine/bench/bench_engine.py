@@ -2,8 +2,9 @@
 """Engine throughput next to the physical floor, in one run (a benchmark, not a test).
 
 The floor: `gcc <the C environment's flags> hello.c && ./prog` in a fresh temporary
-directory per job, no server, at concurrency 1 and 2; for Java (LANGS=c,java, the
-default), Debian's `javac Main.java && java <the java environment's run flags> Main`. Then the engine through HAProxy
+directory per job, no server, at concurrency 1 and 2; for C++ the same with g++ and the cpp
+environment's flags on a program using <iostream>, <vector> and <algorithm>; for Java
+(LANGS=c,cpp,java, the default), Debian's `javac Main.java && java <the java environment's run flags> Main`. Then the engine through HAProxy
 as students use it (POST /execute with a session and CSRF token, one demo student per
 concurrent client, since a student may have one engine request in flight):
   fresh  - every request carries new source (a counter in a comment): compile + run;
@@ -14,7 +15,7 @@ SECONDS are split into ROUNDS short rounds taken in turn (floor, fresh, cached, 
 so that a drift of the machine's speed during the run (another tenant, a background job)
 weighs on the floor and the engine alike instead of on whichever ran at the time.
 
-  make bench-engine [SECONDS=10] [ROUNDS=5] [LANGS=c,java] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
+  make bench-engine [SECONDS=10] [ROUNDS=5] [LANGS=c,cpp,java] [STUDENTS=student01,student02] [PASSWORD=prutor-demo]
 """
 import concurrent.futures as cf
 import http.client
@@ -39,18 +40,22 @@ STUDENTS = os.environ.get("STUDENTS", "student01,student02").split(",")
 PASSWORD = os.environ.get("PASSWORD", "prutor-demo")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HELLO = '#include <stdio.h>\nint main(void){puts("hello");return 0;}\n'
+CPP_HELLO = ('#include <iostream>\n#include <vector>\n#include <algorithm>\n'
+             "int main() {\n    std::vector<char> w{'o', 'l', 'l', 'e', 'h'};\n"
+             '    std::reverse(w.begin(), w.end());\n'
+             '    for (char c : w) std::cout << c;\n    std::cout << "\\n";\n}\n')
 JAVA_HELLO = 'public class Main {\n    public static void main(String[] a) {\n        System.out.println("hello");\n    }\n}\n'
-LANGS = os.environ.get("LANGS", "c,java").split(",")
+LANGS = os.environ.get("LANGS", "c,cpp,java").split(",")
 
 
-def c_flags():
-    """The C environment's compile line, as the engine runs it."""
+def c_flags(slug="c", source="hello.c"):
+    """The C (or C++) environment's compile line as plain gcc (g++) runs it: the floor."""
     with open(os.path.join(ROOT, "nosql", "environments.json")) as f:
-        env = next(e for e in json.load(f) if e["slug"] == "c")
+        env = next(e for e in json.load(f) if e["slug"] == slug)
     words = {"{compileargs}": env.get("compile_args", []), "{linkargs}": env.get("link_args", [])}
     argv = []
     for a in env["compile"]:
-        argv += words[a] if a in words else [a.replace("{binary}", "prog").replace("{source}", "hello.c")]
+        argv += words[a] if a in words else [a.replace("{binary}", "prog").replace("{source}", source)]
     return argv
 
 
@@ -75,11 +80,11 @@ def java_floor_job(flags):
         shutil.rmtree(d)
 
 
-def floor_job(flags):
+def floor_job(flags, source="hello.c", code=HELLO):
     d = tempfile.mkdtemp(prefix="prutor-floor-")
     try:
-        with open(os.path.join(d, "hello.c"), "w") as f:
-            f.write(HELLO)
+        with open(os.path.join(d, source), "w") as f:
+            f.write(code)
         subprocess.run(flags, cwd=d, check=True)
         out = subprocess.run(["./prog"], cwd=d, check=True, capture_output=True).stdout
         assert out == b"hello\n"
@@ -157,14 +162,18 @@ class Student:
 
 def main():
     flags = c_flags()
+    cppflags = c_flags("cpp", "hello.cpp")
     jflags = java_flags()
     print(f"bench-engine: {SECONDS:g} s per step in {ROUNDS} interleaved rounds; floor = {' '.join(flags)} && ./prog (fresh dir per job)")
+    if "cpp" in LANGS:
+        print(f"  c++ floor = {' '.join(cppflags)} && ./prog (fresh dir per job)")
     if "java" in LANGS:
         print(f"  java floor = javac Main.java && java {' '.join(jflags)} Main (fresh dir per job)")
     students = [Student(u) for u in STUDENTS[:2]]
     run_tag = f"{os.getpid()}-{int(time.time())}"
     langs = {
         "c": (HELLO, "/* ", " */", lambda: floor_job(flags)),
+        "cpp": (CPP_HELLO, "// ", "", lambda: floor_job(cppflags, "hello.cpp", CPP_HELLO)),
         "java": (JAVA_HELLO, "// ", "", lambda: java_floor_job(jflags)),
     }
     rows = []

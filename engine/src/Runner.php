@@ -15,6 +15,21 @@ final class Runner
     /** The compiled program's name in the working directory (what {binary} stands for). */
     public const BINARY = 'prog';
 
+    /**
+     * How gcc and g++ link: GNU gold instead of the default BFD ld, for the same program
+     * (engine/README.md, Benchmarks: the link was the largest single part of a C compile,
+     * gold costs less of it; the corpus test proves the programs behave as plain gcc's).
+     * gold ships in Debian's binutils, which gcc needs anyway.
+     */
+    public const LINKER_ARGS = ['-fuse-ld=gold'];
+
+    /**
+     * The C++ system headers precompiled with the cpp environment's flags (engine/pch.sh):
+     * <iostream>, <bits/stdc++.h>, <vector>, <algorithm> as a source's first include cost
+     * a fraction of their parse; byte-for-byte the same program (engine/README.md, Benchmarks).
+     */
+    public const PCH_DIR = '/usr/local/lib/prutor-pch';
+
     private ?int $slot = null;
     private ?string $isolation = null;
     private Sandbox $box;
@@ -54,7 +69,7 @@ final class Runner
     public static function hash(array $env, string $code, array $files = []): string
     {
         ksort($files);
-        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(Environments::compileArgv($env, self::sourceName($env, $code), self::BINARY))
+        return hash('sha256', (string) $env['slug'] . "\0" . json_encode(self::compileCommand($env, self::sourceName($env, $code)))
             . "\0" . $code . ($files ? "\0" . json_encode(array_map(static fn (string $f): string => hash('sha256', $f), $files)) : ''));
     }
 
@@ -214,12 +229,33 @@ final class Runner
         unset($files[$src]); // the student's file is the student's, whatever a support file is called
         self::putFiles($wd, $files);
         file_put_contents($wd . '/' . $src, $code);
-        $cmd = [];
-        foreach (Environments::compileArgv($env, $src, self::BINARY, Environments::moreSources($env, $files)) as $i => $arg) {
-            if ($i === 0 && $arg[0] !== '/') {
-                $arg = '/usr/bin/' . $arg;
-            }
-            $cmd[] = $arg;
+        return self::compileCommand($env, $src, Environments::moreSources($env, $files));
+    }
+
+    /**
+     * The compile command the sandbox runs: the environment's line with its program as an
+     * absolute path, for gcc and g++ LINKER_ARGS after the program's name, for g++ PCH_DIR
+     * first on the include path (in the cache's key too, so a change of either never serves
+     * a binary built the old way).
+     *
+     * @param array<string, mixed> $env
+     * @param list<string> $moreSources
+     * @return list<string>
+     */
+    public static function compileCommand(array $env, string $src, array $moreSources = []): array
+    {
+        $cmd = Environments::compileArgv($env, $src, self::BINARY, $moreSources);
+        if ($cmd[0][0] !== '/') {
+            $cmd[0] = '/usr/bin/' . $cmd[0];
+        }
+        $compiler = basename($cmd[0]);
+        if (in_array($compiler, ['gcc', 'g++', 'cc', 'c++'], true)) {
+            array_splice($cmd, 1, 0, self::LINKER_ARGS);
+        }
+        if (in_array($compiler, ['g++', 'c++'], true)) {
+            // first on the include path: g++ takes <iostream> from iostream.gch there when it
+            // is valid for this compile, else reads the real header as without it
+            array_splice($cmd, 1, 0, ['-I', self::PCH_DIR]);
         }
         return $cmd;
     }
