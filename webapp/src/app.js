@@ -86,7 +86,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/static', express.static(assets.DIST, {
     immutable: true, maxAge: '365d', index: false, fallthrough: false, etag: false, lastModified: false,
   }));
-  app.use('/staff-assets', require('./staff/assets').serveStaffAssets);
+  app.use('/staff-assets', require('./lib/assets').serveStaffAssets);
   app.get('/favicon.ico', (req, res) => res.status(204).end());
 
   app.use(require('./metrics').requestMetrics());

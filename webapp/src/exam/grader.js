@@ -33,7 +33,6 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const { createDb } = require('../shared/db');
-const { withTx } = require('../staff/tx');
 const { createMemcache } = require('../shared/memcache');
 const { newId, cookieValue, COOKIE } = require('../shared/session');
 
@@ -217,7 +216,7 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
       if (r) {
         const { score, cases } = autoGrade(r, max);
         // the grade and the assignment's score change together: no reader sees one without the other
-        await withTx(db, async (tx) => {
+        await db.tx(async (tx) => {
           await tx.query(`INSERT INTO auto_grades (assignment_id, code_id, source, final, score, max_score, passed, total, verdict, compiled, cases, graded_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))
           ON DUPLICATE KEY UPDATE code_id = VALUES(code_id), source = VALUES(source), final = VALUES(final), score = VALUES(score),

@@ -2,7 +2,7 @@
 // Exam rules staff set per event: what is graded (the last submission, or the
 // last save at the deadline) and the release of marks to students. Students see
 // automatic scores, marks and feedback of an event only once it is released.
-const { Form } = require('../staff/form');
+const { Form } = require('../lib/form');
 const { notFound } = require('../shared/errors');
 
 const BASES = ['submission', 'last_save'];

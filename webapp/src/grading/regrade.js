@@ -12,7 +12,6 @@
 // at most MAX_ASSIGNMENTS per run, so a preview of a large event takes minutes: the
 // engine's own admission control keeps students' requests first.
 const { autoGrade } = require('../exam/grader');
-const { withTx } = require('../staff/tx');
 const { notFound, conflict, unavailable, HttpError } = require('../shared/errors');
 const { readCookie, COOKIE } = require('../shared/session');
 
@@ -76,7 +75,7 @@ function createRegradeService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 12
       // a checker that fails grades nobody: the instructor fixes it first
       throw conflict(`The regrade stopped: ${failures.length} assignment(s) could not be graded, e.g. ${failures[0]}. Nothing was applied.`);
     }
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const run = await tx.query('INSERT INTO regrade_runs (event_id, created_by) VALUES (?, ?)', [eventId, req.session.uid]);
       for (let i = 0; i < marks.length; i += 200) {
         const chunk = marks.slice(i, i + 200);
@@ -114,7 +113,7 @@ function createRegradeService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 12
 
   // Writes the run's marks as the automatic grades; returns how many were applied and skipped.
   async function apply(eventId, runId) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const run = (await tx.query('SELECT id, applied_at FROM regrade_runs WHERE id = ? AND event_id = ? FOR UPDATE', [runId, eventId]))[0];
       if (!run) throw notFound('No such regrade of this event.');
       if (run.applied_at) throw conflict('This regrade was applied already.');

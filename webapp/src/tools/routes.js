@@ -1,7 +1,7 @@
 'use strict';
 // HTTP only: the exam-tools page of an event.
 const express = require('express');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { badRequest } = require('../shared/errors');
 const v = require('./views');
 
