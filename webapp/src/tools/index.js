@@ -47,6 +47,7 @@ function mountTools(app, deps) {
   app.use('/announcements', announcementRoutes.studentRoutes(t));
   app.use('/tools/events/:eventId/announcements', requireRole('instructor', 'admin'), announcementRoutes.staffRoutes(t));
   app.use('/tools/events/:eventId/lockdown', requireRole('instructor', 'admin'), require('../lockdown/routes')(t));
+  app.use('/tools/events/:eventId/similarity', requireRole('instructor', 'admin'), require('../similarity/routes')(t));
   app.use('/tools/events/:eventId', requireRole('instructor', 'admin'), require('./routes')(t));
   return t;
 }

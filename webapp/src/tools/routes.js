@@ -20,6 +20,5 @@ module.exports = function toolsRoutes(deps) {
     for (const s of deps.toolSections || []) sections.push(await s(req, event));
     ui.send(res, v.toolsPage(req, { event, questions, assignments, sections }));
   });
-  r.use('/similarity', require('../similarity/routes')(deps));
   return r;
 };
