@@ -313,7 +313,7 @@ check_deps() {
   for plant in "lib/planted.js:../people/service:helpers-import-no-domain" \
                "shared/planted.js:../exam/service:helpers-import-no-domain" \
                "exam/planted.js:../people/routes:no-other-domains-routes" \
-               "editor/planted.js:../staff/index:students-import-no-staff"; do
+               "editor/planted.js:../people/service:students-import-no-staff"; do
     IFS=: read -r file target rule <<<"$plant"
     rm -rf "$tmp/src"; cp -r "$web/src" "$tmp/src"
     printf "'use strict';\nrequire('%s');\n" "$target" >"$tmp/src/$file"
