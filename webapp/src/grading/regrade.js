@@ -14,6 +14,7 @@
 const { autoGrade } = require('../exam/grader');
 const { notFound, conflict, unavailable, HttpError } = require('../shared/errors');
 const { readCookie, COOKIE } = require('../shared/session');
+const { createEngineClient } = require('../lib/engine');
 
 const MAX_ASSIGNMENTS = 5000;
 const BUSY_RETRIES = 5;
@@ -29,27 +30,22 @@ const TARGETS_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline <= 
  ORDER BY a.question_id, a.user_id LIMIT ${MAX_ASSIGNMENTS}`;
 
 function createRegradeService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 120000, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) }) {
+  const engine = createEngineClient({ engineUrl, fetchImpl, timeoutMs });
   async function evaluate(req, problemId, code) {
-    const sid = readCookie(req.headers.cookie, COOKIE);
+    const cookie = readCookie(req.headers.cookie, COOKIE);
     for (let attempt = 0; ; attempt++) {
       let res;
       try {
-        res = await fetchImpl(`${engineUrl}/evaluate`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', cookie: `${COOKIE}=${sid}`, 'x-csrf-token': req.session.csrf },
-          body: JSON.stringify({ problem_id: problemId, code }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
+        res = await engine.evaluate({ cookie, csrf: req.session.csrf, problemId, code });
       } catch {
         throw unavailable('The code engine could not be reached: nothing was regraded. Try again in a moment.');
       }
-      const body = await res.json().catch(() => null);
       if ((res.status === 429 || res.status === 503) && attempt < BUSY_RETRIES) {
-        await sleep(Math.min(10, Math.max(1, Number(res.headers.get('retry-after')) || 2)) * 1000);
+        await sleep(Math.min(10, Math.max(1, res.retryAfterS || 2)) * 1000);
         continue;
       }
-      if (!res.ok || !body) throw new HttpError(502, `The code engine refused a regrade: ${body && body.error ? body.error : `HTTP ${res.status}`}. Nothing was applied.`);
-      return body;
+      if (!res.ok || !res.body) throw new HttpError(502, `The code engine refused a regrade: ${res.body && res.body.error ? res.body.error : `HTTP ${res.status}`}. Nothing was applied.`);
+      return res.body;
     }
   }
 

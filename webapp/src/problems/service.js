@@ -9,6 +9,7 @@ const { Form } = require('../lib/form');
 const { notFound, unavailable, conflict, HttpError } = require('../shared/errors');
 const { renderMarkdown } = require('../shared/markdown');
 const { readCookie, COOKIE } = require('../shared/session');
+const { createEngineClient } = require('../lib/engine');
 const { importZip, importError } = require('./kattis');
 const { parseQuestions } = require('./coderunner');
 
@@ -69,6 +70,7 @@ function loadEnvironments() {
 const ENVIRONMENTS = loadEnvironments(); // once per worker, never per request
 
 function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 120000 }) {
+  const engine = createEngineClient({ engineUrl, fetchImpl, timeoutMs });
   async function list({ archived = false } = {}) {
     return db.query(`SELECT p.id, p.title, p.category, p.env, p.is_practice, p.updated_at, p.archived_at,
         (SELECT COUNT(*) FROM test_cases t WHERE t.problem_id = p.id AND t.visibility = 'visible') AS visible_tests,
@@ -208,23 +210,13 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   // ENGINE_URL/evaluate with {problem_id, code}; the engine stores nothing.
   async function check(problemId, req) {
     const p = await get(problemId);
-    const sid = readCookie(req.headers.cookie, COOKIE);
     let res;
     try {
-      res = await fetchImpl(`${engineUrl}/evaluate`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json', accept: 'application/json',
-          cookie: `${COOKIE}=${sid}`, 'x-csrf-token': req.session.csrf,
-        },
-        body: JSON.stringify({ problem_id: problemId, code: p.solution_code }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await engine.evaluate({ cookie: readCookie(req.headers.cookie, COOKIE), csrf: req.session.csrf, problemId, code: p.solution_code });
     } catch (e) {
       throw unavailable(`The code engine could not be reached (${e.name === 'TimeoutError' ? 'no answer in time' : 'connection failed'}). Try again in a moment.`);
     }
-    let data = null;
-    try { data = await res.json(); } catch { /* not JSON */ }
+    const data = res.body;
     if (!res.ok) {
       const msg = data && data.error ? data.error : `HTTP ${res.status}`;
       if (res.status === 503 || res.status === 429) throw unavailable(`The code engine is busy: ${msg}. Try again in a few seconds.`);
