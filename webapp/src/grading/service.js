@@ -4,6 +4,7 @@
 // regrade requests and their resolution.
 const { Form, fieldError } = require('../lib/form');
 const { notFound, conflict, forbidden } = require('../shared/errors');
+const { marksReleased } = require('../exam/release');
 
 const isManager = (role) => role === 'instructor' || role === 'admin';
 
@@ -164,8 +165,8 @@ function createGradingService({ db }) {
   async function myMarks(userId) {
     // scores, marks and feedback only once the event's marks are released
     return db.query(`SELECT cv.assignment_id, cv.title, cv.event_title, cv.event_id, cv.submitted_at, e.grades_released_at,
-        IF(e.grades_released_at IS NULL, NULL, cv.score) AS score, IF(e.grades_released_at IS NULL, NULL, cv.marks) AS marks,
-        IF(e.grades_released_at IS NULL, NULL, cv.feedback) AS feedback, q.max_marks, q.position, sb.automatic AS submitted_automatically,
+        IF(${marksReleased('e')}, cv.score, NULL) AS score, IF(${marksReleased('e')}, cv.marks, NULL) AS marks,
+        IF(${marksReleased('e')}, cv.feedback, NULL) AS feedback, q.max_marks, q.position, sb.automatic AS submitted_automatically,
         (SELECT r.status FROM regrade_requests r WHERE r.assignment_id = cv.assignment_id ORDER BY r.id DESC LIMIT 1) AS regrade_status,
         (SELECT r.response FROM regrade_requests r WHERE r.assignment_id = cv.assignment_id ORDER BY r.id DESC LIMIT 1) AS regrade_response
       FROM codebook_view cv JOIN assignments a ON a.id = cv.assignment_id LEFT JOIN event_questions q ON q.id = a.question_id
@@ -181,7 +182,7 @@ function createGradingService({ db }) {
     // authorise and write in one statement: own, graded, no open request
     const r = await db.query(`INSERT INTO regrade_requests (assignment_id, reason, response)
       SELECT a.id, ?, '' FROM assignments a JOIN grades g ON g.assignment_id = a.id
-      JOIN events e ON e.id = a.event_id AND e.grades_released_at IS NOT NULL
+      JOIN events e ON e.id = a.event_id AND ${marksReleased('e')}
        WHERE a.id = ? AND a.user_id = ? AND a.kind = 'event'
          AND NOT EXISTS (SELECT 1 FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open')`, [reason, aid, userId]);
     if (r.affectedRows) return r.insertId;
