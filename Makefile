@@ -31,7 +31,7 @@ health: ## GET /healthz through HAProxy
 env: ## print the environment the services get
 	@$(PRUTOR) env
 
-check: ## static checks only: compose config, hadolint, haproxy -c, apache2 -t, docker stack config, helm lint + template, promtool
+check: ## static checks only: compose config, hadolint, haproxy -c, apache2 -t, docker stack config, helm lint + template, promtool, webapp dependency rules
 	@$(PRUTOR) check
 
 test: ## bring the stack up, then static checks, rdb tests, every folder's test.sh, smoke test, containers test

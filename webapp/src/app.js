@@ -2,43 +2,27 @@
 // Builds the Express application from its dependencies. No listening here
 // (server.js does that), so tests and the staff side can compose it freely.
 //
-// Layout: each domain folder (accounts, home, codebook, editor, scratchpad,
-// practice, ...) has service.js (SQL and rules, no HTTP), routes.js (HTTP only:
-// read fields, call the service, answer) and views.js (compiled-once templates).
-// Staff domains (problems, events, grading, admin, people) mount the same way
-// with requireRole('instructor', 'admin') etc. in front of their routers.
+// Layout: each domain folder (accounts, home, editor, people, ...) has service.js
+// (SQL and rules, no HTTP), routes.js (HTTP only: read fields, call the service,
+// answer) and views.js (compiled-once templates). services.js builds the services,
+// routes.js is the route table (every mount, with its role check); this file is the
+// middleware around them. Helpers that know no domain live in lib/ and shared/.
 const path = require('node:path');
 const express = require('express');
 
 const { contextMiddleware, current } = require('./shared/context');
 const { createSessions } = require('./shared/session');
-const { csrfProtection, sameOriginOnly } = require('./shared/auth');
+const { csrfProtection } = require('./shared/auth');
 const { makeErrorHandler, notFound } = require('./shared/errors');
 const { errorPage } = require('./shared/layout');
-const { addNavItem } = require('./shared/nav');
 const assets = require('./shared/assets');
 
 const { createLoginLimiter } = require('./accounts/ratelimit');
 const { createPasswords } = require('./accounts/passwords');
 const { createSigninGate } = require('./admission/signin');
 const { createHasher } = require('./admission/hasher');
-const { createAccountsService } = require('./accounts/service');
-const { createHomeService } = require('./home/service');
-const { createCodebookService } = require('./codebook/service');
-const { createEditorService } = require('./editor/service');
-const { createScratchpadService } = require('./scratchpad/service');
-const { createPracticeService } = require('./practice/service');
-const { createLtiService } = require('./lti/service');
-const { createGradeSender } = require('./lti/grades');
-const { createRoster } = require('./lti/roster');
-const { createSeb } = require('./lti/seb');
-const { createRegistration } = require('./lti/registration');
-const { PUBLISH_SQL } = require('./events/service');
-
-addNavItem({ href: '/home', label: 'Home', order: 10 });
-addNavItem({ href: '/codebook', label: 'Codebook', order: 20 });
-addNavItem({ href: '/practice', label: 'Practice', order: 30 });
-addNavItem({ href: '/scratchpad', label: 'Scratchpad', order: 40 });
+const { createServices } = require('./services');
+const { mountBeforeSession, mountRoutes } = require('./routes');
 
 const CSP = [
   "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:",
@@ -62,23 +46,9 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   const signinGate = createSigninGate(hashNice > 0 ? { ...gateOptions, compare: createHasher({ nice: hashNice }).compare } : gateOptions);
   require('./metrics').watchSignin(signinGate);
   const passwords = createPasswords({ cost: cfg.bcryptCost });
-  const deps = {
-    cfg, db, mc, telemetry, sessions, passwords,
-    accounts: createAccountsService({ db, limiter, sessions, passwords, verifyPassword: signinGate.verifyPassword, log }),
-    home: createHomeService({ db }),
-    codebook: createCodebookService({ db }),
-    editor: createEditorService({ db, telemetry, maxCodeBytes: cfg.maxCodeBytes, lateGraceS: cfg.lateSaveGraceS }),
-    scratchpad: createScratchpadService({ db }),
-    practice: createPracticeService({ db }),
-    lti: createLtiService({ db, secret: cfg.sessionSecret, log, launchTtlS: cfg.lti.launchTtlS, publishSql: PUBLISH_SQL }),
-  };
-  deps.ltiGrades = createGradeSender({ db, lti: deps.lti, log, ...cfg.lti.grades });
-  deps.ltiGrades.start();
-  deps.ltiRoster = createRoster({ lti: deps.lti });
-  deps.ltiRoster.start({ ...cfg.lti.roster, log });
-  deps.ltiRegistration = createRegistration({ db, linkTtlS: cfg.lti.registrationLinkTtlS });
-  deps.seb = createSeb({ db, refreshMs: cfg.seb.refreshMs, log });
-  deps.seb.start();
+  const deps = createServices({
+    cfg, db, mc, telemetry, sessions, passwords, limiter, verifyPassword: signinGate.verifyPassword, log,
+  });
   app.locals.deps = deps;
 
   // Fingerprinted assets: immutable for a year; no session or database touched.
@@ -86,7 +56,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use('/static', express.static(assets.DIST, {
     immutable: true, maxAge: '365d', index: false, fallthrough: false, etag: false, lastModified: false,
   }));
-  app.use('/staff-assets', require('./staff/assets').serveStaffAssets);
+  app.use('/staff-assets', require('./lib/assets').serveStaffAssets);
   app.get('/favicon.ico', (req, res) => res.status(204).end());
 
   app.use(require('./metrics').requestMetrics());
@@ -109,9 +79,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
     next();
   });
 
-  app.use('/healthz', require('./health/routes')(deps));
-  // before the session: polled by every open exam editor, answered without memcached
-  app.use('/exam/timing', require('./exam/timing').timingRoutes(deps));
+  mountBeforeSession(app, deps); // health, exam timing: see src/routes.js
 
   // Bodies: code may be up to maxCodeBytes, escaped up to ~3x in a form; the
   // service answers a precise 413 for code over the limit, the parser for the rest.
@@ -124,21 +92,7 @@ function createApp({ cfg, db, mc, telemetry, log = console }) {
   app.use(csrfProtection({ exempt: ['/accounts/login', '/lti/login', '/lti/launch'] }));
   // Safe Exam Browser: exam pages and saves of events that require it (src/lti/seb.js)
   app.use(deps.seb.middleware);
-  // Exam tools (issue 16): lab lock-down (checked before every other router), similarity,
-  // playback, announcements; see src/tools/index.js
-  require('./tools').mountTools(app, deps);
-  // Staff side (issue 5): people, problems, events, live, grading, admin; see src/staff/index.js
-  require('./staff').mountStaff(app, deps);
-
-  app.get('/', (req, res) => res.redirect(302, req.session ? '/home' : '/accounts/login'));
-  app.post('/accounts/login', sameOriginOnly, signinGate.middleware);
-  app.use('/accounts', require('./accounts/routes')(deps));
-  app.use('/home', require('./home/routes')(deps));
-  app.use('/codebook', require('./codebook/routes')(deps));
-  app.use('/editor', require('./editor/routes')(deps));
-  app.use('/scratchpad', require('./scratchpad/routes')(deps));
-  app.use('/practice', require('./practice/routes')(deps));
-  app.use('/lti', require('./lti/routes')(deps));
+  mountRoutes(app, deps, { signinGate }); // every domain router: src/routes.js
 
   app.use((req, res, next) => next(notFound('There is no page at this address.')));
   app.use(makeErrorHandler({ renderErrorPage: errorPage, log }));

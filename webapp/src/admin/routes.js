@@ -2,7 +2,7 @@
 // Admin: deployment knobs, HAProxy stats (proxied, admins only), tuning report.
 // Mounted behind requireRole('admin').
 const express = require('express');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { unavailable } = require('../shared/errors');
 const { knobsPage, readinessPage } = require('./views');
 

@@ -1,8 +1,8 @@
 'use strict';
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
-const { staffAsset } = require('../staff/assets');
+const ui = require('../lib/ui');
+const { staffAsset } = require('../lib/assets');
 
 const dash = (v) => (v === null || v === undefined || v === '' ? html`<span class="muted">—</span>` : v);
 
@@ -27,7 +27,7 @@ ${b.standby ? html`<dt>Standby</dt><dd id="backup-standby">receiving ${b.standby
 }
 
 // The queue in view: the engine's and the webapp's own metrics (src/metrics/live.js);
-// staff/public/admin-live.js refreshes every [data-live] from /admin/live.
+// lib/public/admin-live.js refreshes every [data-live] from /admin/live.
 function livePanel(live) {
   const e = (live && live.engine) || null;
   const w = (live && live.webapp) || null;

@@ -13,7 +13,7 @@
 // keep the acknowledgements in memory too, reading only the new ones (id > last).
 // Staff see who has not acknowledged each one.
 const { badRequest, forbidden, notFound, conflict } = require('../shared/errors');
-const { periodic } = require('../tools/periodic');
+const { periodic } = require('../lib/periodic');
 const { parseRanges } = require('../lockdown/ranges');
 const { roomStudents, describe } = require('../exam/pauses');
 

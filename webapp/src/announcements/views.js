@@ -2,7 +2,7 @@
 // The announcements section of the exam-tools page.
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 function announcementsSection(req, { event, d }) {
   return html`<section class="card" id="announcements"><h2>Announcements</h2>

@@ -1,6 +1,8 @@
 'use strict';
 // Codebook: 1 query on the codebook_view materialized table, served by the
 // (user_id, latest_save_time) index (events joined by primary key for the release of marks).
+const { marksReleased } = require('../exam/release');
+
 function createCodebookService({ db }) {
   async function forUser(userId) {
     return db.query(
@@ -10,7 +12,7 @@ function createCodebookService({ db }) {
               IF(hide.id IS NULL, cv.feedback, NULL) AS feedback
          FROM codebook_view cv
          -- an event's scores, marks and feedback show once its marks are released
-         LEFT JOIN events hide ON hide.id = cv.event_id AND hide.grades_released_at IS NULL
+         LEFT JOIN events hide ON hide.id = cv.event_id AND NOT (${marksReleased('hide')})
         WHERE cv.user_id = ?
         ORDER BY cv.latest_save_time DESC
         LIMIT 500`,

@@ -2,7 +2,7 @@
 const { html, jsonForScript } = require('../shared/html');
 const { layout } = require('../shared/layout');
 const { asset } = require('../shared/assets');
-const { staffAsset } = require('../staff/assets');
+const { staffAsset } = require('../lib/assets');
 const { time, iso, marks } = require('../shared/format');
 const { renderMarkdown } = require('../shared/markdown');
 

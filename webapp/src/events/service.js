@@ -5,10 +5,9 @@
 // extensions, results, turning a finished event into practice. The materialized
 // views (home_view, codebook_view) follow through their triggers; nothing here
 // writes them.
-const { Form, fieldError } = require('../staff/form');
-const { withTx } = require('../staff/tx');
+const { Form, fieldError } = require('../lib/form');
 const { notFound, conflict, badRequest } = require('../shared/errors');
-const csv = require('../staff/csv');
+const csv = require('../lib/csv');
 
 const TYPES = ['lab', 'quiz', 'exam'];
 
@@ -93,7 +92,7 @@ function createEventsService({ db }) {
   }
 
   async function remove(id) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const ev = await tx.query('SELECT published_at FROM events WHERE id = ? FOR UPDATE', [id]);
       if (!ev[0]) throw notFound('No such event.');
       if (ev[0].published_at) throw conflict('A published event cannot be deleted. Unpublish it first (possible before it starts).');
@@ -111,7 +110,7 @@ function createEventsService({ db }) {
     let sectionId = null;
     if (sectionRaw) { if (!/^\d+$/.test(sectionRaw)) f.fail('section_id', 'Choose a section from the list.'); else sectionId = Number(sectionRaw); }
     f.check();
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const ev = await tx.query('SELECT id, published_at FROM events WHERE id = ? FOR UPDATE', [eventId]);
       if (!ev[0]) throw notFound('No such event.');
       const p = await tx.query('SELECT id FROM problems WHERE id = ?', [problemId]);
@@ -139,7 +138,7 @@ function createEventsService({ db }) {
   }
 
   async function deleteQuestion(eventId, qid) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const q = await tx.query('SELECT id FROM event_questions WHERE id = ? AND event_id = ? FOR UPDATE', [qid, eventId]);
       if (!q[0]) throw notFound('No such question.');
       const a = await tx.query('SELECT COUNT(*) AS n FROM assignments WHERE question_id = ?', [qid]);
@@ -155,7 +154,7 @@ function createEventsService({ db }) {
     let start = startNow ? null : f.datetime('start', { label: 'Start', required: true });
     const duration = f.int('duration', { label: 'Duration (minutes)', required: true, min: 1, max: 14 * 24 * 60 });
     f.check();
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const ev = await tx.query('SELECT id, published_at, UTC_TIMESTAMP(3) AS now FROM events WHERE id = ? FOR UPDATE', [eventId]);
       if (!ev[0]) throw notFound('No such event.');
       if (startNow) start = ev[0].now;
@@ -175,7 +174,7 @@ function createEventsService({ db }) {
   }
 
   async function deleteSchedule(eventId, scheduleId) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const ev = await tx.query('SELECT published_at FROM events WHERE id = ? FOR UPDATE', [eventId]);
       if (!ev[0]) throw notFound('No such event.');
       if (ev[0].published_at) throw conflict('The event is published: its schedules stay. Unpublish it first (possible before it starts), or extend a section\'s time.');
@@ -185,7 +184,7 @@ function createEventsService({ db }) {
   }
 
   async function publish(eventId) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const ev = await tx.query('SELECT id, published_at FROM events WHERE id = ? FOR UPDATE', [eventId]);
       if (!ev[0]) throw notFound('No such event.');
       const [{ questions, slots }] = await tx.query(`SELECT (SELECT COUNT(*) FROM event_questions WHERE event_id = ?) AS questions,
@@ -208,7 +207,7 @@ function createEventsService({ db }) {
   }
 
   async function unpublish(eventId) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const ev = await tx.query('SELECT id, published_at FROM events WHERE id = ? FOR UPDATE', [eventId]);
       if (!ev[0]) throw notFound('No such event.');
       if (!ev[0].published_at) throw conflict('The event is not published.');
@@ -242,7 +241,7 @@ function createEventsService({ db }) {
   // start_time/stop_time). A schedule shared with other sections is copied first,
   // so that only this section moves.
   async function moveSectionStop(eventId, sectionId, f, stopSql, params) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const rows = await tx.query(`SELECT sl.id AS slot_id, sl.schedule_id, s.start_time, s.stop_time, sec.code,
           (SELECT COUNT(*) FROM slots x WHERE x.schedule_id = sl.schedule_id) AS shared
         FROM slots sl JOIN schedules s ON s.id = sl.schedule_id JOIN sections sec ON sec.id = sl.section_id
@@ -282,7 +281,7 @@ function createEventsService({ db }) {
   // codebook entries and grades stay linked; the engine's test-case cache follows
   // updated_at.
   async function toPractice(eventId) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const ev = await tx.query('SELECT id, published_at FROM events WHERE id = ? FOR UPDATE', [eventId]);
       if (!ev[0]) throw notFound('No such event.');
       const [st] = await tx.query(`SELECT MAX(s.stop_time + INTERVAL COALESCE((SELECT MAX(a.extra_minutes) FROM assignments a WHERE a.event_id = s.event_id), 0) MINUTE) AS last_stop,

@@ -1,7 +1,7 @@
 'use strict';
 const { html } = require('../shared/html');
 const { time, duration, marks, iso } = require('../shared/format');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 const TYPE_OPTIONS = [{ value: 'lab', label: 'Lab' }, { value: 'quiz', label: 'Quiz' }, { value: 'exam', label: 'Exam' }];
 

@@ -6,9 +6,8 @@
 // from CSV (username,extra_percent,extra_minutes,note), logs each change with who
 // made it, and bumps the timing version of every event the students are sitting so
 // that open editors follow.
-const csv = require('../staff/csv');
-const { Form } = require('../staff/form');
-const { withTx } = require('../staff/tx');
+const csv = require('../lib/csv');
+const { Form } = require('../lib/form');
 const { badRequest, notFound } = require('../shared/errors');
 
 const MAX_PERCENT = 300;
@@ -53,7 +52,7 @@ function createAccommodationsService({ db }) {
     }
     for (const r of rows) if (!known.has(r.username)) errors.push(`Line ${r.line}: there is no student "${r.username}".`);
     if (errors.length) throw badRequest(`Nothing was imported. ${errors.slice(0, 20).join(' ')}${errors.length > 20 ? ` (${errors.length - 20} more)` : ''}`);
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       for (const r of rows) {
         const uid = known.get(r.username);
         if (!r.percent && !r.minutes) await tx.query('DELETE FROM accommodations WHERE user_id = ?', [uid]);

@@ -33,9 +33,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const { createDb } = require('../shared/db');
-const { withTx } = require('../staff/tx');
 const { createMemcache } = require('../shared/memcache');
-const { newId, cookieValue, COOKIE } = require('../shared/session');
+const { newId, mintBackgroundSession } = require('../shared/session');
+const { createEngineClient } = require('../lib/engine');
 
 const GRADER_USERNAME = 'prutor-grader';
 const SESSION_TTL_S = 3600;
@@ -132,6 +132,7 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
   let lockConn = null;
   let timer = null;
   let stopped = false;
+  const engine = createEngineClient({ engineUrl: cfg.engineUrl, fetchImpl });
   let session = null; // { cookie, csrf, until }
 
   // The grader calls the engine as its own account: inactive, with a password hash
@@ -152,14 +153,8 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
   async function engineSession() {
     if (session && session.until > Date.now()) return session;
     const u = await graderAccount();
-    const sid = newId();
-    const csrf = newId();
-    // background: the engine never gives this session the last free sandbox slot
-    await mc.set(`sess:${sid}`, JSON.stringify({
-      uid: u.id, username: u.username, name: u.name, role: u.role, section_id: null, csrf, created: Math.floor(Date.now() / 1000),
-      background: true,
-    }), SESSION_TTL_S);
-    session = { cookie: `${COOKIE}=${cookieValue(sid, cfg.sessionSecret)}`, csrf, until: Date.now() + (SESSION_TTL_S / 2) * 1000 };
+    const { cookie, csrf } = await mintBackgroundSession({ mc, secret: cfg.sessionSecret, ttl: SESSION_TTL_S }, u);
+    session = { cookie, csrf, until: Date.now() + (SESSION_TTL_S / 2) * 1000 };
     return session;
   }
 
@@ -167,13 +162,7 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
   // test case of the problem, nothing stored by the engine; score out of 100.
   async function evaluate(problemId, code, signedInAgain = false) {
     const s = await engineSession();
-    const res = await fetchImpl(`${cfg.engineUrl}/evaluate`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Cookie: s.cookie, 'X-CSRF-Token': s.csrf },
-      body: JSON.stringify({ problem_id: problemId, code }),
-      signal: AbortSignal.timeout(120000),
-    });
-    const body = await res.json().catch(() => null);
+    const res = await engine.evaluate({ cookie: s.cookie, csrf: s.csrf, problemId, code });
     if (res.status === 401 || res.status === 403) {
       // its session was evicted (a memcached restart or flush): a new one, and once more
       session = null;
@@ -182,11 +171,11 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
     if (res.status === 429 || res.status === 503) {
       // busy (no slot left for background work, or overload): not a failure of this assignment
       const err = new Error(`engine busy (${res.status})`);
-      err.retryAfterS = Math.min(60, Math.max(2, Number(res.headers.get('retry-after')) || 5));
+      err.retryAfterS = Math.min(60, Math.max(2, res.retryAfterS || 5));
       throw err;
     }
-    if (!res.ok || !body) throw new Error(`engine answered ${res.status}: ${body && body.error ? body.error : 'no JSON'}`);
-    return body;
+    if (!res.ok || !res.body) throw new Error(`engine answered ${res.status}: ${res.body && res.body.error ? res.body.error : 'no JSON'}`);
+    return res.body;
   }
 
   async function sweep() {
@@ -217,7 +206,7 @@ function createGrader({ cfg, log = console, fetchImpl = fetch, cpuPressure = hos
       if (r) {
         const { score, cases } = autoGrade(r, max);
         // the grade and the assignment's score change together: no reader sees one without the other
-        await withTx(db, async (tx) => {
+        await db.tx(async (tx) => {
           await tx.query(`INSERT INTO auto_grades (assignment_id, code_id, source, final, score, max_score, passed, total, verdict, compiled, cases, graded_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, UTC_TIMESTAMP(3))
           ON DUPLICATE KEY UPDATE code_id = VALUES(code_id), source = VALUES(source), final = VALUES(final), score = VALUES(score),

@@ -12,11 +12,10 @@
 // overlapping pauses never count twice. A room is matched against the address of
 // each student's open lab session of the event (recorded when the event has a lab
 // lock-down): without one, the room's students are unknown and the pause is refused.
-const { Form, fieldError } = require('../staff/form');
-const { withTx } = require('../staff/tx');
+const { Form, fieldError } = require('../lib/form');
 const { notFound, conflict } = require('../shared/errors');
 const { parseRanges, allows } = require('../lockdown/ranges');
-const csv = require('../staff/csv');
+const csv = require('../lib/csv');
 const siblings = require('../shared/siblings');
 const { CHANGED_TOPIC } = require('./timing');
 
@@ -57,7 +56,7 @@ function createPausesService({ db }) {
       target = f.str('username', { label: 'Username', required: true, max: 64 });
     }
     f.check();
-    return changed(await withTx(db, async (tx) => {
+    return changed(await db.tx(async (tx) => {
       const ev = (await tx.query('SELECT id FROM events WHERE id = ? FOR UPDATE', [eventId]))[0];
       if (!ev) throw notFound('No such event.');
       let users = (await tx.query(OPEN_UNPAUSED_SQL, [eventId])).map((r) => r.user_id);
@@ -77,7 +76,7 @@ function createPausesService({ db }) {
       }
       const p = await tx.query(`INSERT INTO pauses (event_id, scope, target, reason, started_by, started_at)
         VALUES (?, ?, ?, ?, ?, UTC_TIMESTAMP(3))`, [eventId, scope, target, reason, actorId]);
-      // text protocol: the IN list varies in length (see staff/tx.js)
+      // text protocol: the IN list varies in length (see db.text in shared/db.js)
       await tx.text(`INSERT INTO pause_holds (pause_id, event_id, user_id, started_at)
         SELECT p.id, p.event_id, u.id, p.started_at FROM pauses p JOIN users u ON u.id IN (?) WHERE p.id = ?`, [users, p.insertId]);
       await tx.query('CALL event_timing_bump(?)', [eventId]);
@@ -93,7 +92,7 @@ function createPausesService({ db }) {
     const username = f.str('username', { label: 'Username', max: 64 });
     if (!pauseId && !username) f.fail('username', 'Name the pause or the student to resume.');
     f.check();
-    return changed(await withTx(db, async (tx) => {
+    return changed(await db.tx(async (tx) => {
       if (pauseId) {
         const p = (await tx.query('SELECT id, scope, target FROM pauses WHERE id = ? AND event_id = ? FOR UPDATE', [pauseId, eventId]))[0];
         if (!p) throw notFound('No such pause of this event.');
@@ -119,7 +118,7 @@ function createPausesService({ db }) {
   // A common start: students wait until staff press start (not once it has begun for a section).
   async function setStartMode(eventId, actorId, body) {
     const common = new Form(body).bool('common_start');
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const ev = (await tx.query(`SELECT e.start_mode, e.started_at,
           (SELECT MIN(s.start_time) <= UTC_TIMESTAMP(3) FROM schedules s JOIN slots sl ON sl.schedule_id = s.id WHERE s.event_id = e.id) AS begun
         FROM events e WHERE e.id = ? FOR UPDATE`, [eventId]))[0];
@@ -136,7 +135,7 @@ function createPausesService({ db }) {
   }
 
   async function start(eventId, actorId) {
-    return changed(await withTx(db, async (tx) => {
+    return changed(await db.tx(async (tx) => {
       const ev = (await tx.query('SELECT start_mode, started_at, published_at FROM events WHERE id = ? FOR UPDATE', [eventId]))[0];
       if (!ev) throw notFound('No such event.');
       if (ev.start_mode !== 'invigilator') throw conflict('This event starts by its schedule: there is nothing to start.');

@@ -2,7 +2,8 @@
 // Exam rules staff set per event: what is graded (the last submission, or the
 // last save at the deadline) and the release of marks to students. Students see
 // automatic scores, marks and feedback of an event only once it is released.
-const { Form } = require('../staff/form');
+const { Form } = require('../lib/form');
+const { marksReleased } = require('./release');
 const { notFound } = require('../shared/errors');
 
 const BASES = ['submission', 'last_save'];
@@ -44,7 +45,7 @@ function createExamService({ db }) {
     const rows = await db.query(`SELECT e.id AS event_id, e.title, e.type, e.description, e.graded_basis, e.grades_released_at,
         w.start_time, w.deadline, w.waiting, w.scheduled_start, w.scheduled_stop, a.id AS assignment_id, q.position, q.max_marks, p.title AS problem_title,
         sub.submitted_at, sub.automatic, cv.latest_save_time,
-        IF(e.grades_released_at IS NULL, NULL, a.score) AS score, UTC_TIMESTAMP(3) AS now_utc
+        IF(${marksReleased('e')}, a.score, NULL) AS score, UTC_TIMESTAMP(3) AS now_utc
       FROM assignment_window w
       JOIN events e ON e.id = w.event_id AND e.published_at IS NOT NULL
       JOIN assignments a ON a.id = w.assignment_id

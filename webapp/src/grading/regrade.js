@@ -12,9 +12,9 @@
 // at most MAX_ASSIGNMENTS per run, so a preview of a large event takes minutes: the
 // engine's own admission control keeps students' requests first.
 const { autoGrade } = require('../exam/grader');
-const { withTx } = require('../staff/tx');
 const { notFound, conflict, unavailable, HttpError } = require('../shared/errors');
 const { readCookie, COOKIE } = require('../shared/session');
+const { createEngineClient } = require('../lib/engine');
 
 const MAX_ASSIGNMENTS = 5000;
 const BUSY_RETRIES = 5;
@@ -30,27 +30,22 @@ const TARGETS_SQL = `SELECT g.assignment_id, g.code_id, g.source, g.deadline <= 
  ORDER BY a.question_id, a.user_id LIMIT ${MAX_ASSIGNMENTS}`;
 
 function createRegradeService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 120000, sleep = (ms) => new Promise((r) => setTimeout(r, ms)) }) {
+  const engine = createEngineClient({ engineUrl, fetchImpl, timeoutMs });
   async function evaluate(req, problemId, code) {
-    const sid = readCookie(req.headers.cookie, COOKIE);
+    const cookie = readCookie(req.headers.cookie, COOKIE);
     for (let attempt = 0; ; attempt++) {
       let res;
       try {
-        res = await fetchImpl(`${engineUrl}/evaluate`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', cookie: `${COOKIE}=${sid}`, 'x-csrf-token': req.session.csrf },
-          body: JSON.stringify({ problem_id: problemId, code }),
-          signal: AbortSignal.timeout(timeoutMs),
-        });
+        res = await engine.evaluate({ cookie, csrf: req.session.csrf, problemId, code });
       } catch {
         throw unavailable('The code engine could not be reached: nothing was regraded. Try again in a moment.');
       }
-      const body = await res.json().catch(() => null);
       if ((res.status === 429 || res.status === 503) && attempt < BUSY_RETRIES) {
-        await sleep(Math.min(10, Math.max(1, Number(res.headers.get('retry-after')) || 2)) * 1000);
+        await sleep(Math.min(10, Math.max(1, res.retryAfterS || 2)) * 1000);
         continue;
       }
-      if (!res.ok || !body) throw new HttpError(502, `The code engine refused a regrade: ${body && body.error ? body.error : `HTTP ${res.status}`}. Nothing was applied.`);
-      return body;
+      if (!res.ok || !res.body) throw new HttpError(502, `The code engine refused a regrade: ${res.body && res.body.error ? res.body.error : `HTTP ${res.status}`}. Nothing was applied.`);
+      return res.body;
     }
   }
 
@@ -76,7 +71,7 @@ function createRegradeService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 12
       // a checker that fails grades nobody: the instructor fixes it first
       throw conflict(`The regrade stopped: ${failures.length} assignment(s) could not be graded, e.g. ${failures[0]}. Nothing was applied.`);
     }
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const run = await tx.query('INSERT INTO regrade_runs (event_id, created_by) VALUES (?, ?)', [eventId, req.session.uid]);
       for (let i = 0; i < marks.length; i += 200) {
         const chunk = marks.slice(i, i + 200);
@@ -114,7 +109,7 @@ function createRegradeService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 12
 
   // Writes the run's marks as the automatic grades; returns how many were applied and skipped.
   async function apply(eventId, runId) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const run = (await tx.query('SELECT id, applied_at FROM regrade_runs WHERE id = ? AND event_id = ? FOR UPDATE', [runId, eventId]))[0];
       if (!run) throw notFound('No such regrade of this event.');
       if (run.applied_at) throw conflict('This regrade was applied already.');

@@ -4,8 +4,8 @@
 const express = require('express');
 const { HttpError, wantsJson } = require('../shared/errors');
 const { requireRole } = require('../shared/auth');
-const { toId } = require('../staff/form');
-const ui = require('../staff/ui');
+const { toId } = require('../lib/form');
+const ui = require('../lib/ui');
 const v = require('./views');
 
 function studentRoutes({ grading }) {

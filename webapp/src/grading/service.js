@@ -2,9 +2,9 @@
 // Grading: the TA queue (grading_tasks, round-robin or by hand), marks and
 // feedback per assignment (grades; codebook_view follows by trigger), students'
 // regrade requests and their resolution.
-const { Form, fieldError } = require('../staff/form');
-const { withTx, textQuery } = require('../staff/tx');
+const { Form, fieldError } = require('../lib/form');
 const { notFound, conflict, forbidden } = require('../shared/errors');
+const { marksReleased } = require('../exam/release');
 
 const isManager = (role) => role === 'instructor' || role === 'admin';
 
@@ -72,7 +72,7 @@ function createGradingService({ db }) {
     const f = new Form(body);
     const taIds = f.ids('ta_ids', { label: 'TA', required: true });
     f.check();
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const valid = await tx.text("SELECT id FROM users WHERE id IN (?) AND role = 'ta' AND active = 1 ORDER BY id", [taIds]);
       if (valid.length !== taIds.length) throw fieldError('ta_ids', 'Choose active TAs from the list.', f.values);
       const todo = await tx.query(`SELECT a.id FROM assignments a JOIN submissions sb ON sb.assignment_id = a.id
@@ -141,7 +141,7 @@ function createGradingService({ db }) {
     const m = f.num('marks', { label: 'Marks', required: true, min: 0, max: Number(a.max_marks) });
     const feedback = f.str('feedback', { label: 'Feedback', max: 5000, trim: true });
     f.check();
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       // a TA grading an unassigned submission takes it into their queue
       if (actor.role === 'ta') await tx.query('INSERT IGNORE INTO grading_tasks (assignment_id, ta_id) VALUES (?, ?)', [aid, actor.uid]);
       await tx.query(`INSERT INTO grades (assignment_id, marks, feedback, grader_id) VALUES (?, ?, ?, ?)
@@ -165,8 +165,8 @@ function createGradingService({ db }) {
   async function myMarks(userId) {
     // scores, marks and feedback only once the event's marks are released
     return db.query(`SELECT cv.assignment_id, cv.title, cv.event_title, cv.event_id, cv.submitted_at, e.grades_released_at,
-        IF(e.grades_released_at IS NULL, NULL, cv.score) AS score, IF(e.grades_released_at IS NULL, NULL, cv.marks) AS marks,
-        IF(e.grades_released_at IS NULL, NULL, cv.feedback) AS feedback, q.max_marks, q.position, sb.automatic AS submitted_automatically,
+        IF(${marksReleased('e')}, cv.score, NULL) AS score, IF(${marksReleased('e')}, cv.marks, NULL) AS marks,
+        IF(${marksReleased('e')}, cv.feedback, NULL) AS feedback, q.max_marks, q.position, sb.automatic AS submitted_automatically,
         (SELECT r.status FROM regrade_requests r WHERE r.assignment_id = cv.assignment_id ORDER BY r.id DESC LIMIT 1) AS regrade_status,
         (SELECT r.response FROM regrade_requests r WHERE r.assignment_id = cv.assignment_id ORDER BY r.id DESC LIMIT 1) AS regrade_response
       FROM codebook_view cv JOIN assignments a ON a.id = cv.assignment_id LEFT JOIN event_questions q ON q.id = a.question_id
@@ -182,7 +182,7 @@ function createGradingService({ db }) {
     // authorise and write in one statement: own, graded, no open request
     const r = await db.query(`INSERT INTO regrade_requests (assignment_id, reason, response)
       SELECT a.id, ?, '' FROM assignments a JOIN grades g ON g.assignment_id = a.id
-      JOIN events e ON e.id = a.event_id AND e.grades_released_at IS NOT NULL
+      JOIN events e ON e.id = a.event_id AND ${marksReleased('e')}
        WHERE a.id = ? AND a.user_id = ? AND a.kind = 'event'
          AND NOT EXISTS (SELECT 1 FROM regrade_requests r WHERE r.assignment_id = a.id AND r.status = 'open')`, [reason, aid, userId]);
     if (r.affectedRows) return r.insertId;
@@ -197,7 +197,7 @@ function createGradingService({ db }) {
     const params = [];
     let where = status === 'all' ? '1=1' : "r.status = 'open'";
     if (actor.role === 'ta') { where += ' AND gt.ta_id = ?'; params.push(actor.uid); }
-    return textQuery(db, `SELECT r.id, r.assignment_id, r.reason, r.status, r.response, r.created_at, r.resolved_at, u.username, e.title AS event_title,
+    return db.text(`SELECT r.id, r.assignment_id, r.reason, r.status, r.response, r.created_at, r.resolved_at, u.username, e.title AS event_title,
         q.position, q.max_marks, g.marks, ta.username AS ta_username, ru.username AS resolved_by
       FROM regrade_requests r JOIN assignments a ON a.id = r.assignment_id JOIN users u ON u.id = a.user_id
       JOIN events e ON e.id = a.event_id JOIN event_questions q ON q.id = a.question_id
@@ -212,7 +212,7 @@ function createGradingService({ db }) {
     const response = f.str('response', { label: 'Response to the student', required: true, max: 2000 });
     const newMarks = decision === 'accepted' ? f.num('marks', { label: 'New marks', required: true, min: 0, max: 9999 }) : null;
     f.check();
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const rows = await tx.query(`SELECT r.id, r.status, r.assignment_id, q.max_marks, gt.ta_id FROM regrade_requests r
         JOIN assignments a ON a.id = r.assignment_id JOIN event_questions q ON q.id = a.question_id
         LEFT JOIN grading_tasks gt ON gt.assignment_id = a.id WHERE r.id = ? FOR UPDATE`, [requestId]);

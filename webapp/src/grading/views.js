@@ -2,7 +2,7 @@
 const { html } = require('../shared/html');
 const { time, marks } = require('../shared/format');
 const { renderMarkdown } = require('../shared/markdown');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 const VERDICT = {
   accepted: 'Accepted', wrong_answer: 'Wrong answer', compilation_error: 'Compilation error', time_limit: 'Time limit', memory_limit: 'Memory limit',

@@ -1,5 +1,4 @@
 'use strict';
-const { textQuery } = require('../staff/tx');
 // users.last_login_at: the sign-in path does not write it (one query per login,
 // thesis lesson 3), so successful sign-ins are collected here and written in one
 // batched UPDATE per second per worker. Installed in front of the accounts
@@ -16,7 +15,7 @@ function createLoginTracker({ db, flushMs = 1000, log = console }) {
     for (let i = 0; i < ids.length; i += 1000) {
       const part = ids.slice(i, i + 1000);
       try {
-        await textQuery(db, 'UPDATE users SET last_login_at = UTC_TIMESTAMP(3) WHERE id IN (?)', [part]);
+        await db.text('UPDATE users SET last_login_at = UTC_TIMESTAMP(3) WHERE id IN (?)', [part]);
       } catch (e) {
         log.error(`[webapp ${process.pid}] last_login_at update failed (${part.length} users): ${e.message}`);
       }

@@ -3,8 +3,8 @@
 // Mounted behind requireRole('instructor', 'admin', 'ta').
 const express = require('express');
 const { HttpError } = require('../shared/errors');
-const { toId } = require('../staff/form');
-const ui = require('../staff/ui');
+const { toId } = require('../lib/form');
+const ui = require('../lib/ui');
 const { livePage } = require('./views');
 
 module.exports = function liveRoutes({ live, cfg }) {

@@ -1,7 +1,7 @@
 'use strict';
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 function fmt(d) { return d ? time(d) : '—'; }
 

@@ -13,7 +13,7 @@
 const crypto = require('node:crypto');
 const { parseRanges, allows } = require('./ranges');
 const { forbidden, badRequest } = require('../shared/errors');
-const { periodic } = require('../tools/periodic');
+const { periodic } = require('../lib/periodic');
 const siblings = require('../shared/siblings');
 
 const RELOAD_TOPIC = 'lockdown:reload';

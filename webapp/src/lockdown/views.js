@@ -2,7 +2,7 @@
 // The lock-down section of the exam-tools page: settings form and audit log.
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 const KIND_LABEL = {
   sign_in: 'signed in', sign_in_refused: 'sign-in refused', request_refused: 'request refused',

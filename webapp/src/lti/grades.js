@@ -14,6 +14,7 @@
 // scoreMaximum), so a repeat is harmless: the LMS keeps one score per user.
 const crypto = require('node:crypto');
 const { AGS_SCORE_SCOPE, HTTP_TIMEOUT_MS } = require('./service');
+const { marksReleased } = require('../exam/release');
 
 // What an event's score is: per question the grader's marks, else the automatic
 // score (both in marks), summed over the student's questions, out of their maximum. Events released within the last 30 days are
@@ -21,7 +22,7 @@ const { AGS_SCORE_SCOPE, HTTP_TIMEOUT_MS } = require('./service');
 const ENQUEUE_SQL = `INSERT INTO lti_scores (link_id, user_id, score_given, score_max)
 SELECT l.id, a.user_id, SUM(COALESCE(g.marks, a.score, 0)), SUM(q.max_marks)
   FROM lti_links l
-  JOIN events e ON e.id = l.event_id AND e.grades_released_at IS NOT NULL AND e.grades_released_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY
+  JOIN events e ON e.id = l.event_id AND ${marksReleased('e')} AND e.grades_released_at > UTC_TIMESTAMP(3) - INTERVAL 30 DAY
   JOIN lti_platforms p ON p.id = l.platform_id
   JOIN assignments a ON a.event_id = l.event_id
   JOIN lti_users lu ON lu.user_id = a.user_id AND lu.issuer = p.issuer
@@ -75,7 +76,7 @@ function createGradeSender({ db, lti, log = console, fetchImpl = fetch, everyS =
     const rows = await db.query(`SELECT s.link_id, s.user_id, s.score_given, s.score_max, s.attempts, l.lineitem_url, l.platform_id,
         p.client_id, p.token_url, lu.sub
       FROM lti_scores s JOIN lti_links l ON l.id = s.link_id JOIN lti_platforms p ON p.id = l.platform_id
-      JOIN events e ON e.id = l.event_id AND e.grades_released_at IS NOT NULL
+      JOIN events e ON e.id = l.event_id AND ${marksReleased('e')}
       JOIN lti_users lu ON lu.user_id = s.user_id AND lu.issuer = p.issuer
       WHERE s.lease = ?`, [lease]);
     let sent = 0; let failed = 0;

@@ -9,7 +9,6 @@
 // AGS and NRPS scopes, deep linking), and store the platform with the client id and
 // deployment id it answered. The page then asks the LMS to close it.
 const crypto = require('node:crypto');
-const { withTx } = require('../staff/tx');
 const { badRequest, forbidden, HttpError } = require('../shared/errors');
 const { AGS_SCORE_SCOPE, NRPS_SCOPE, HTTP_TIMEOUT_MS } = require('./service');
 
@@ -102,7 +101,7 @@ function createRegistration({ db, fetchImpl = fetch, linkTtlS = 86400 }) {
     const pc = conf[PLATFORM_CONFIG] || {};
     const name = String(pc.product_family_code ? `${pc.product_family_code} (${issUrl.host})` : issUrl.host).slice(0, 128);
 
-    const platformId = await withTx(db, async (tx) => {
+    const platformId = await db.tx(async (tx) => {
       const used = await tx.query('UPDATE lti_registration_links SET used_at = UTC_TIMESTAMP(3) WHERE token_hash = ? AND used_at IS NULL AND expires_at > UTC_TIMESTAMP(3)', [sha(token)]);
       if (used.affectedRows !== 1) throw forbidden(LINK_GONE, { code: 'lti_registration_link' });
       const cols = [name, issuer, clientId, ep.authorization_endpoint, ep.token_endpoint, ep.jwks_uri];

@@ -9,7 +9,6 @@
 // assignments of the section's published events (the publish rule). Also on its
 // own shortly before a course's event opens (syncDue, every LTI_ROSTER_CHECK_S).
 const { notFound, conflict, HttpError } = require('../shared/errors');
-const { withTx } = require('../staff/tx');
 const { roleOf, NRPS_SCOPE, HTTP_TIMEOUT_MS } = require('./service');
 
 const MEMBERS_TYPE = 'application/vnd.ims.lti-nrps.v2.membershipcontainer+json';
@@ -61,7 +60,7 @@ function createRoster({ lti }) {
       throw err instanceof HttpError ? err : new HttpError(502, msg);
     }
     const learners = members.filter((m) => m && typeof m.user_id === 'string' && m.user_id && m.user_id.length <= 255 && roleOf(m.roles) === 'student');
-    const counts = await withTx(db, async (tx) => {
+    const counts = await db.tx(async (tx) => {
       const out = { added: 0, updated: 0, removed: 0, disabled: 0 };
       const keep = new Set();
       for (const m of learners) {

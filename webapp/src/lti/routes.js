@@ -9,8 +9,8 @@ const { requireRole, requireLogin } = require('../shared/auth');
 const { DEVICE_COOKIE } = require('../accounts/ratelimit');
 const { readCookie } = require('../shared/session');
 const { HttpError } = require('../shared/errors');
-const { toId } = require('../staff/form');
-const ui = require('../staff/ui');
+const { toId } = require('../lib/form');
+const ui = require('../lib/ui');
 const views = require('./views');
 
 // Marks the browser that began a launch; only that browser may finish it (no login CSRF).

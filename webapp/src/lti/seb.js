@@ -10,9 +10,9 @@
 // Each worker keeps the set of such events (refreshed every SEB_REFRESH_MS) and a
 // cache of assignment -> event: requests of events without SEB pay nothing.
 const crypto = require('node:crypto');
-const { periodic } = require('../tools/periodic');
+const { periodic } = require('../lib/periodic');
 const { forbidden } = require('../shared/errors');
-const { Form } = require('../staff/form');
+const { Form } = require('../lib/form');
 
 const KEY_RE = /^[0-9a-f]{64}$/;
 const MAX_CACHED_ASSIGNMENTS = 100000;

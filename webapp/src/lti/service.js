@@ -9,8 +9,7 @@
 // No HTTP here (routes.js); every rule of the launch is in this file.
 const crypto = require('node:crypto');
 const jose = require('jose');
-const { Form, fieldError } = require('../staff/form');
-const { withTx } = require('../staff/tx');
+const { Form, fieldError } = require('../lib/form');
 const { badRequest, forbidden, notFound, conflict } = require('../shared/errors');
 
 const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
@@ -194,7 +193,7 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
 
   async function savePlatform(id, body) {
     const { v, deployments, values } = readPlatform(body);
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const dup = await tx.query('SELECT id FROM lti_platforms WHERE issuer = ? AND client_id = ? AND id <> ?', [v.issuer, v.client_id, id || 0]);
       if (dup[0]) throw fieldError('client_id', 'This issuer and client id are registered already.', values);
       let pid = id;
@@ -389,7 +388,7 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
   // Account by (issuer, sub), section by context, resource link; one transaction.
   // Returns { user (for sessions.create), landing, roleChanged }.
   async function provision(c) {
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       let sectionId = null;
       if (c.context) {
         const have = await tx.query('SELECT section_id FROM lti_contexts WHERE platform_id = ? AND context_id = ? FOR UPDATE', [c.platformId, c.context.id]);
@@ -441,7 +440,7 @@ function createLtiService({ db, secret, log = console, fetchImpl = fetch, launch
   async function linkAccount(ltiUserId, local) {
     if (local.role !== 'student') throw forbidden('Only a student account can be linked to an LMS account here.');
     if (local.id === ltiUserId || local.password_hash === LTI_HASH) throw badRequest('That is the account your LMS made; give the username of your own Prutor account.');
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const me = await tx.query(`SELECT u.section_id, u.password_hash FROM lti_users l JOIN users u ON u.id = l.user_id WHERE l.user_id = ? FOR UPDATE`, [ltiUserId]);
       if (!me[0] || me[0].password_hash !== LTI_HASH) throw badRequest('This account was not made by an LMS launch: there is nothing to link.');
       const saved = await tx.query('SELECT COUNT(*) AS n FROM code c JOIN assignments a ON a.id = c.assignment_id WHERE a.user_id = ?', [ltiUserId]);

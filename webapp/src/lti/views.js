@@ -5,7 +5,7 @@
 const { html } = require('../shared/html');
 const { layout } = require('../shared/layout');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 // What an LMS admin types into the LMS's tool registration.
 function toolConfig(origin) {

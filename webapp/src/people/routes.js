@@ -2,8 +2,8 @@
 // People: HTTP only. Mounted behind requireRole('instructor', 'admin').
 const express = require('express');
 const { HttpError, wantsJson } = require('../shared/errors');
-const { toId } = require('../staff/form');
-const ui = require('../staff/ui');
+const { toId } = require('../lib/form');
+const ui = require('../lib/ui');
 const v = require('./views');
 
 const FLASH = { created: 'Section added.', saved: 'Account saved.', deactivated: 'Account deactivated: it can no longer sign in.', activated: 'Account reactivated.' };

@@ -5,9 +5,8 @@
 // bounded concurrency (libuv runs at most 4 hashes at a time anyway; more in flight
 // would only queue and hold memory).
 const crypto = require('node:crypto');
-const { Form, fieldError } = require('../staff/form');
-const { withTx, textQuery } = require('../staff/tx');
-const csv = require('../staff/csv');
+const { Form, fieldError } = require('../lib/form');
+const csv = require('../lib/csv');
 const { badRequest, forbidden, notFound, conflict } = require('../shared/errors');
 
 const ROLES = ['student', 'ta', 'instructor', 'admin'];
@@ -89,7 +88,7 @@ function createPeopleService({ db, sessions, passwords, hashConcurrency = 4 }) {
       where.push('(u.username LIKE ? OR u.name LIKE ? OR u.email LIKE ?)');
       params.push(like, like, like);
     }
-    const rows = await textQuery(db, `SELECT u.id, u.username, u.name, u.email, u.role, u.active, u.last_login_at, u.created_at,
+    const rows = await db.text(`SELECT u.id, u.username, u.name, u.email, u.role, u.active, u.last_login_at, u.created_at,
         s.code AS section_code, s.id AS section_id
       FROM users u LEFT JOIN sections s ON s.id = u.section_id
       ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
@@ -259,7 +258,7 @@ function createPeopleService({ db, sessions, passwords, hashConcurrency = 4 }) {
       const existing = new Set();
       for (let i = 0; i < candidates.length; i += 500) {
         const part = candidates.slice(i, i + 500).map((c) => c.u.username);
-        const rows = await textQuery(db, 'SELECT username FROM users WHERE username IN (?)', [part]);
+        const rows = await db.text('SELECT username FROM users WHERE username IN (?)', [part]);
         for (const r of rows) existing.add(r.username.toLowerCase());
       }
       for (const c of candidates) {
@@ -280,7 +279,7 @@ function createPeopleService({ db, sessions, passwords, hashConcurrency = 4 }) {
     }
 
     if (todo.length || newSections.size) {
-      await withTx(db, async (tx) => {
+      await db.tx(async (tx) => {
         if (newSections.size) {
           await tx.text('INSERT IGNORE INTO sections (code, name) VALUES ?', [[...newSections.values()].map((c) => [c, `Section ${c}`])]);
         }

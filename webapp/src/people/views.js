@@ -1,7 +1,7 @@
 'use strict';
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 
 const ROLE_LABEL = { student: 'Student', ta: 'TA', instructor: 'Instructor', admin: 'Admin' };
 const roleOptions = (actorRole) => ['student', 'ta', 'instructor', 'admin']

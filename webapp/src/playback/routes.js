@@ -2,7 +2,7 @@
 // HTTP only: the playback page of an assignment and its JSON (timeline pages, one
 // version's code, the diff of two versions).
 const express = require('express');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { badRequest } = require('../shared/errors');
 const v = require('./views');
 

@@ -3,8 +3,8 @@
 // and the timeline of saves, compiles (with errors), runs and evaluations. The
 // data comes page by page from /tools/playback/:aid/timeline (tools-playback.js).
 const { html } = require('../shared/html');
-const ui = require('../staff/ui');
-const { staffAsset } = require('../staff/assets');
+const ui = require('../lib/ui');
+const { staffAsset } = require('../lib/assets');
 
 function playbackPage(req, { a }) {
   const crumbs = a.event_id

@@ -3,8 +3,8 @@
 // requireRole('instructor', 'admin').
 const express = require('express');
 const { HttpError, wantsJson } = require('../shared/errors');
-const { toId } = require('../staff/form');
-const ui = require('../staff/ui');
+const { toId } = require('../lib/form');
+const ui = require('../lib/ui');
 const v = require('./views');
 
 const FLASH = { saved: 'Support file saved.', deleted: 'Support file deleted.' };

@@ -6,7 +6,6 @@
 // problem's files by (problem id, updated_at), as its test cases.
 const fs = require('node:fs');
 const path = require('node:path');
-const { withTx } = require('../staff/tx');
 const { notFound, HttpError } = require('../shared/errors');
 
 // as a student's code (MAX_CODE_BYTES): a request body holds it
@@ -51,7 +50,7 @@ function createProblemFilesService({ db }) {
     if (!NAME.test(values.name)) throw bad('A file name is letters, digits, "_", "." and "-" (at most 128), and does not start with "." or "-".', 'name', values);
     if (values.name === 'prog') throw bad('"prog" is the name of the compiled program.', 'name', values);
     if (Buffer.byteLength(values.contents) > MAX_BYTES) throw bad(`A support file holds at most ${MAX_BYTES / 1024} KiB.`, 'contents', values);
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const [p] = await tx.query('SELECT id, env FROM problems WHERE id = ? FOR UPDATE', [problemId]);
       if (!p) throw notFound('No such problem.');
       if (values.name === SOURCE_NAMES[p.env]) throw bad(`"${values.name}" is the student's own file in this environment: name the support file otherwise.`, 'name', values);
@@ -65,7 +64,7 @@ function createProblemFilesService({ db }) {
   }
 
   async function remove(problemId, fileId) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const r = await tx.query('DELETE FROM problem_files WHERE id = ? AND problem_id = ?', [fileId, problemId]);
       if (!r.affectedRows) throw notFound('No such support file.');
       await tx.query('UPDATE problems SET updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?', [problemId]);

@@ -1,6 +1,6 @@
 'use strict';
 const { html } = require('../shared/html');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { MAX_BYTES, MAX_FILES } = require('./service');
 
 function filesPage(req, { problem, files, form = {}, flash }) {

@@ -2,8 +2,8 @@
 // Problems: HTTP only. Mounted behind requireRole('instructor', 'admin').
 const express = require('express');
 const { HttpError, wantsJson } = require('../shared/errors');
-const { toId } = require('../staff/form');
-const ui = require('../staff/ui');
+const { toId } = require('../lib/form');
+const ui = require('../lib/ui');
 const v = require('./views');
 const { exportZip } = require('./kattis');
 

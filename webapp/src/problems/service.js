@@ -5,11 +5,11 @@
 // a problem's test cases by (problem id, updated_at).
 const fs = require('node:fs');
 const path = require('node:path');
-const { Form } = require('../staff/form');
-const { withTx } = require('../staff/tx');
+const { Form } = require('../lib/form');
 const { notFound, unavailable, conflict, HttpError } = require('../shared/errors');
 const { renderMarkdown } = require('../shared/markdown');
 const { readCookie, COOKIE } = require('../shared/session');
+const { createEngineClient } = require('../lib/engine');
 const { importZip, importError } = require('./kattis');
 const { parseQuestions } = require('./coderunner');
 
@@ -70,6 +70,7 @@ function loadEnvironments() {
 const ENVIRONMENTS = loadEnvironments(); // once per worker, never per request
 
 function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 120000 }) {
+  const engine = createEngineClient({ engineUrl, fetchImpl, timeoutMs });
   async function list({ archived = false } = {}) {
     return db.query(`SELECT p.id, p.title, p.category, p.env, p.is_practice, p.updated_at, p.archived_at,
         (SELECT COUNT(*) FROM test_cases t WHERE t.problem_id = p.id AND t.visibility = 'visible') AS visible_tests,
@@ -92,7 +93,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   }
 
   async function remove(id) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const u = await usage(tx, id);
       if (u.attempts) throw conflict(`Students have ${u.attempts} practice attempt(s) on this problem: archive it instead (their work stays).`);
       await tx.query('DELETE FROM problems WHERE id = ?', [id]);
@@ -100,7 +101,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   }
 
   async function archive(id, archived) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       if (archived) await usage(tx, id);
       await tx.query(`UPDATE problems SET archived_at = ${archived ? 'UTC_TIMESTAMP(3)' : 'NULL'} WHERE id = ?`, [id]);
     });
@@ -174,7 +175,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
 
   async function addTest(problemId, body) {
     const t = readTest(body);
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const p = await tx.query('SELECT id FROM problems WHERE id = ? FOR UPDATE', [problemId]);
       if (!p[0]) throw notFound('No such problem.');
       let pos = t.position;
@@ -188,7 +189,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
 
   async function updateTest(problemId, testId, body) {
     const t = readTest(body);
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const r = await tx.query(`UPDATE test_cases SET input = ?, expected_output = ?, visibility = ?, weight = ?, position = COALESCE(?, position),
         ${COMPARISON_COLUMNS.map((k) => `${k} = ?`).join(', ')} WHERE id = ? AND problem_id = ?`,
       [t.input || '', t.expected_output, t.visibility, t.weight, t.position, ...COMPARISON_COLUMNS.map((k) => t[k]), testId, problemId]);
@@ -198,7 +199,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   }
 
   async function deleteTest(problemId, testId) {
-    await withTx(db, async (tx) => {
+    await db.tx(async (tx) => {
       const r = await tx.query('DELETE FROM test_cases WHERE id = ? AND problem_id = ?', [testId, problemId]);
       if (!r.affectedRows) throw notFound('No such test case.');
       await tx.query('UPDATE problems SET updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?', [problemId]);
@@ -209,23 +210,13 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
   // ENGINE_URL/evaluate with {problem_id, code}; the engine stores nothing.
   async function check(problemId, req) {
     const p = await get(problemId);
-    const sid = readCookie(req.headers.cookie, COOKIE);
     let res;
     try {
-      res = await fetchImpl(`${engineUrl}/evaluate`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json', accept: 'application/json',
-          cookie: `${COOKIE}=${sid}`, 'x-csrf-token': req.session.csrf,
-        },
-        body: JSON.stringify({ problem_id: problemId, code: p.solution_code }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await engine.evaluate({ cookie: readCookie(req.headers.cookie, COOKIE), csrf: req.session.csrf, problemId, code: p.solution_code });
     } catch (e) {
       throw unavailable(`The code engine could not be reached (${e.name === 'TimeoutError' ? 'no answer in time' : 'connection failed'}). Try again in a moment.`);
     }
-    let data = null;
-    try { data = await res.json(); } catch { /* not JSON */ }
+    const data = res.body;
     if (!res.ok) {
       const msg = data && data.error ? data.error : `HTTP ${res.status}`;
       if (res.status === 503 || res.status === 429) throw unavailable(`The code engine is busy: ${msg}. Try again in a few seconds.`);
@@ -271,7 +262,7 @@ function createProblemsService({ db, engineUrl, fetchImpl = fetch, timeoutMs = 1
     const p = read({ ...pkg.problem, memory_limit_mb: String(pkg.problem.memory_limit_kb / 1024), is_practice: '',
       abs_tolerance: pkg.problem.abs_tolerance ?? '', rel_tolerance: pkg.problem.rel_tolerance ?? '' });
     for (const t of pkg.tests) readTest({ ...t, weight: String(t.weight) });
-    return withTx(db, async (tx) => {
+    return db.tx(async (tx) => {
       const r = await tx.query(`INSERT INTO problems (title, category, statement_md, env, template_code, solution_code,
           time_limit_ms, memory_limit_kb, is_practice, created_by, ${COMPARISON_COLUMNS.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [p.title, p.category || '', p.statement_md, p.env, p.template_code || '', p.solution_code, p.time_limit_ms, p.memory_limit_kb, 0, actor.uid,

@@ -2,7 +2,7 @@
 const { html, jsonForScript } = require('../shared/html');
 const { time } = require('../shared/format');
 const { renderMarkdown } = require('../shared/markdown');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { COMPARE_MODES, CHECKER_INTERFACES } = require('./service');
 
 function head(title, sub, actions) {

@@ -34,6 +34,16 @@ function createDb(cfg) {
   // so CURRENT_TIMESTAMP defaults and UTC_TIMESTAMP agree.
   pool.pool.on('connection', (conn) => { conn.query("SET time_zone = '+00:00'"); });
 
+  // An outage (no server, lost connection, pool closed) is marked so that the
+  // error handler answers 503 with Retry-After instead of 500 (shared/errors.js).
+  function markUnavailable(err) {
+    if (UNAVAILABLE.has(err.code) || err.fatal) {
+      err.unavailable = true;
+      err.message = 'The database is not reachable right now. Please retry in a moment.';
+    }
+    return err;
+  }
+
   async function query(sql, params = []) {
     const ctx = current();
     for (let attempt = 1; ; attempt++) {
@@ -46,11 +56,63 @@ function createDb(cfg) {
           await new Promise((r) => setTimeout(r, 5 * attempt + Math.random() * 20));
           continue;
         }
-        if (UNAVAILABLE.has(err.code) || err.fatal) {
-          err.unavailable = true;
-          err.message = 'The database is not reachable right now. Please retry in a moment.';
+        throw markUnavailable(err);
+      }
+    }
+  }
+
+  // Text protocol with client-side escaping: for statements whose shape varies
+  // (multi-row inserts, IN lists), which must not fill the prepared-statement cache.
+  async function text(sql, params = []) {
+    const ctx = current();
+    if (ctx) ctx.queries++;
+    try {
+      const [rows] = await pool.query(sql, params);
+      return rows;
+    } catch (err) {
+      throw markUnavailable(err);
+    }
+  }
+
+  // The one transaction helper: fn(tx) runs on one pooled connection between BEGIN
+  // and COMMIT, rolled back on any error (nothing half-created) and run again whole
+  // on a deadlock. tx.query is a prepared statement, tx.text the text protocol (see
+  // text above); both count against the request's query budget.
+  async function tx(fn, { retries = 3 } = {}) {
+    for (let attempt = 1; ; attempt++) {
+      let conn;
+      try {
+        conn = await pool.getConnection();
+      } catch (err) {
+        throw markUnavailable(err);
+      }
+      const ctx = current();
+      const t = {
+        async query(sql, params = []) {
+          if (ctx) ctx.queries++;
+          const [rows] = await conn.execute(sql, params);
+          return rows;
+        },
+        async text(sql, params = []) {
+          if (ctx) ctx.queries++;
+          const [rows] = await conn.query(sql, params);
+          return rows;
+        },
+      };
+      try {
+        await conn.beginTransaction();
+        const out = await fn(t);
+        await conn.commit();
+        return out;
+      } catch (err) {
+        await conn.rollback().catch(() => {});
+        if (RETRYABLE.has(err.code) && attempt < retries) {
+          await new Promise((r) => setTimeout(r, 10 * attempt + Math.random() * 30));
+          continue;
         }
-        throw err;
+        throw markUnavailable(err);
+      } finally {
+        conn.release();
       }
     }
   }
@@ -60,7 +122,7 @@ function createDb(cfg) {
     return rows[0].ok === 1;
   }
 
-  return { pool, query, ping, close: () => pool.end() };
+  return { pool, query, text, tx, ping, close: () => pool.end() };
 }
 
 module.exports = { createDb };

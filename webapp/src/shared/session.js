@@ -101,6 +101,31 @@ function parseSession(raw) {
   } catch { return null; } // corrupt entry: treated as no session
 }
 
+// What a session holds (CONTRACTS.md "Session"), for a sign-in and for the grader's.
+function sessionData(user, extra = {}) {
+  return {
+    uid: user.id,
+    username: user.username,
+    name: user.name,
+    role: user.role,
+    section_id: user.section_id === undefined ? null : user.section_id,
+    csrf: newId(),
+    created: Math.floor(Date.now() / 1000),
+    ...extra,
+  };
+}
+
+// A session for a server-side caller of the engine (the automatic grader): in
+// memcached only, with no browser and no durable copy (when it is evicted, the
+// caller mints another). `background`: the engine never gives it the last free
+// sandbox slot. Returns the cookie's value and the CSRF token.
+async function mintBackgroundSession({ mc, secret, ttl }, user) {
+  const sid = newId();
+  const data = sessionData(user, { background: true });
+  await mc.set(`sess:${sid}`, JSON.stringify(data), ttl);
+  return { cookie: cookieValue(sid, secret), csrf: data.csrf };
+}
+
 function createSessions({ mc, db, secret, ttl, secure = false, log = console, revocationsRefreshMs = REVOCATIONS_REFRESH_MS }) {
   // Sign-in hooks (the lab lock-down, src/lockdown): `before` may refuse the
   // sign-in (throw) or end the user's other sessions; `after` sees the new sid.
@@ -272,15 +297,7 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console, re
     for (const fn of hooks.before) await fn(req, user);
     if (req.sessionId) await end(req.sessionId);
     const sid = newId();
-    const data = {
-      uid: user.id,
-      username: user.username,
-      name: user.name,
-      role: user.role,
-      section_id: user.section_id === undefined ? null : user.section_id,
-      csrf: newId(),
-      created: Math.floor(Date.now() / 1000),
-    };
+    const data = sessionData(user);
     const json = JSON.stringify(data);
     await db.query(
       'INSERT INTO sessions (id, user_id, sid_sealed, data, expires_at) VALUES (?, ?, ?, ?, UTC_TIMESTAMP(3) + INTERVAL ? SECOND)',
@@ -349,4 +366,4 @@ function createSessions({ mc, db, secret, ttl, secure = false, log = console, re
   return { middleware, create, update, destroy, revokeUser, listUser, purgeExpired, setCookie, clearCookie, onCreate };
 }
 
-module.exports = { createSessions, sign, verify, newId, cookieValue, readCookie, storeKey, sealer, COOKIE };
+module.exports = { createSessions, mintBackgroundSession, sign, verify, newId, cookieValue, readCookie, storeKey, sealer, COOKIE };

@@ -1,7 +1,7 @@
 'use strict';
 // HTTP only: start a similarity job, its report, its CSV, one pair side by side.
 const express = require('express');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { notFound, badRequest } = require('../shared/errors');
 const v = require('./views');
 

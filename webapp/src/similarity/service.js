@@ -7,7 +7,7 @@
 // solution, does not make two students similar.
 const { runDetector } = require('./runner');
 const { notFound, conflict } = require('../shared/errors');
-const csv = require('../staff/csv');
+const csv = require('../lib/csv');
 
 // A job left "running" this long was orphaned by a webapp restart.
 const STALE_MINUTES = 60;

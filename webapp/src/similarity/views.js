@@ -3,8 +3,8 @@
 // with its matching fragments marked in both codes.
 const { html } = require('../shared/html');
 const { time } = require('../shared/format');
-const ui = require('../staff/ui');
-const { staffAsset } = require('../staff/assets');
+const ui = require('../lib/ui');
+const { staffAsset } = require('../lib/assets');
 
 const STATE_LABEL = { queued: 'queued', running: 'running', done: 'done', failed: 'failed' };
 

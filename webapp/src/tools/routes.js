@@ -1,7 +1,7 @@
 'use strict';
 // HTTP only: the exam-tools page of an event.
 const express = require('express');
-const ui = require('../staff/ui');
+const ui = require('../lib/ui');
 const { badRequest } = require('../shared/errors');
 const v = require('./views');
 
@@ -20,6 +20,5 @@ module.exports = function toolsRoutes(deps) {
     for (const s of deps.toolSections || []) sections.push(await s(req, event));
     ui.send(res, v.toolsPage(req, { event, questions, assignments, sections }));
   });
-  r.use('/similarity', require('../similarity/routes')(deps));
   return r;
 };

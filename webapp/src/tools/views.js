@@ -2,8 +2,8 @@
 // The exam-tools page of an event: similarity per question, playback per student.
 // (Lock-down and announcements add their sections here.)
 const { html } = require('../shared/html');
-const ui = require('../staff/ui');
-const { staffAsset } = require('../staff/assets');
+const ui = require('../lib/ui');
+const { staffAsset } = require('../lib/assets');
 
 function toolsPage(req, { event, questions, assignments, sections = [] }) {
   return ui.page(req, {

@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const dbh = require('../helpers/db');
 const ex = require('../helpers/exam');
-const csv = require('../../src/staff/csv');
+const csv = require('../../src/lib/csv');
 const { as, postJson } = require('../helpers/staff');
 
 const PROG = 'int main(void){return 0;}\n';

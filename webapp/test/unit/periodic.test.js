@@ -1,9 +1,9 @@
 'use strict';
-// The per-worker caches' refresh (tools/periodic.js): a refresh asked for after a
+// The per-worker caches' refresh (lib/periodic.js): a refresh asked for after a
 // change must not be overwritten by an older run that read the rows before it.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { periodic } = require('../../src/tools/periodic');
+const { periodic } = require('../../src/lib/periodic');
 
 const tick = () => new Promise((r) => setImmediate(r));
 

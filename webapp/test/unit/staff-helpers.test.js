@@ -3,8 +3,8 @@
 // HAProxy stats parsing, bounded concurrency, the route table.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const csv = require('../../src/staff/csv');
-const { Form } = require('../../src/staff/form');
+const csv = require('../../src/lib/csv');
+const { Form } = require('../../src/lib/form');
 const { parseStatsCsv } = require('../../src/admin/service');
 const { mapLimit, tempPassword, canManage } = require('../../src/people/service');
 

@@ -1,5 +1,6 @@
 'use strict';
-// The staff pages' own script and stylesheet (src/staff/public), read and
+// The page scripts and stylesheets that are not part of the bundled client (the
+// staff pages' and the students' announcement banner, src/lib/public): read and
 // fingerprinted once at start-up, served from memory with a one-year immutable
 // cache at /staff-assets/<name>.<hash>.<ext>. No file read per request.
 const fs = require('node:fs');
