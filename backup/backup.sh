@@ -33,6 +33,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${BACKUP_TICK_S:=1}"
 # The file being shipped is plain until the server moves to the next: rotate this often.
 : "${BACKUP_BINLOG_ROTATE_S:=600}"
+# A streamer alive but not receiving (a connection the server dropped without the client
+# noticing) is restarted once the server's binlog has been ahead of the shipped copy,
+# with nothing arriving, for this long.
+: "${BACKUP_STALL_S:=10}"
 # A scheduled full waits while an exam is open or starts within BACKUP_QUIET_BEFORE_S
 # (a full under an exam's load tripled the save's 99% line), at most BACKUP_MAX_DEFER_S.
 : "${BACKUP_QUIET_BEFORE_S:=1800}" "${BACKUP_MAX_DEFER_S:=21600}"
@@ -242,7 +246,7 @@ seal_spool() {
 }
 
 # The status the admin page shows: written whole, then renamed (never half-read).
-IN_SYNC_AT=0 SHIPPED_AT=0 LAST_SIZE=-1
+IN_SYNC_AT=0 SHIPPED_AT=0 LAST_SIZE=-1 BEHIND_SINCE=0
 write_status() {
   local tl spool master file pos shipped size=0 last lag_bytes=null latest
   tl=$(timeline); spool=$(tdir "$tl")/binlog/spool
@@ -254,6 +258,18 @@ write_status() {
   if [ -n "$file" ] && [ "$file" = "$shipped" ]; then
     lag_bytes=$(( pos > size ? pos - size : 0 ))
     [ "$lag_bytes" = 0 ] && IN_SYNC_AT=$(now)
+  fi
+  # the stall watchdog: behind (another file, or fewer bytes) with nothing arriving
+  if [ -n "$file" ] && { [ "$file" != "$shipped" ] || [ "$lag_bytes" != 0 ]; } && [ "$SHIPPED_AT" -lt "$(now)" ]; then
+    [ "$BEHIND_SINCE" -gt 0 ] || BEHIND_SINCE=$(now)
+    if [ $(( $(now) - BEHIND_SINCE )) -ge "$BACKUP_STALL_S" ] && [ -n "${STREAMER_PID:-}" ] && kill -0 "$STREAMER_PID" 2>/dev/null; then
+      log "the binlog streamer received nothing for ${BACKUP_STALL_S}s while the server is at $file:$pos (shipped: ${shipped:-none}:$size): restarting it"
+      kill -KILL "$STREAMER_PID" 2>/dev/null || true
+      wait "$STREAMER_PID" 2>/dev/null || true
+      STREAMER_PID= BEHIND_SINCE=0
+    fi
+  else
+    BEHIND_SINCE=0
   fi
   latest=$(manifests | tail -n1)
   # the standby's replication, while one runs (standby.sh)

@@ -121,6 +121,22 @@ out=$(BACKUP_DIR=$scratch bash "$ROOT/bin/prutor" restore --at "2001-01-01 00:00
 grep -q 'no full backup finished before' <<<"$out" || fail "restore before every full said: $out"
 ok "restore refuses a malformed AT and an AT before every full, with a sentence"
 
+# ---- a stalled streamer: alive, receiving nothing (SIGSTOP stands in for a connection the
+# server dropped unseen); the daemon restarts it and catches up
+streamer() { pgrep -f "mariadb-binlog .*--result-file=$BACKUP_DIR/" | head -n1; }
+t=$SECONDS
+old=$(streamer); [ -n "$old" ] || fail "no binlog streamer running"
+kill -STOP "$old"
+mariadb --socket="$DB_SOCKET" --user=root -e "FLUSH BINARY LOGS" || fail "FLUSH BINARY LOGS"
+caught_up() {
+  local st new; new=$(streamer); st=$(cat "$BACKUP_STATUS_FILE" 2>/dev/null) || return 1
+  [ -n "$new" ] && [ "$new" != "$old" ] && jq -e '.binlog.file == .binlog.server_file and .binlog.lag_bytes == 0' <<<"$st" >/dev/null
+}
+for _ in $(seq 60); do caught_up && break; sleep 1; done
+kill -KILL "$old" 2>/dev/null || true
+caught_up || fail "a stalled streamer was not restarted within 60 s: $(jq -c .binlog "$BACKUP_STATUS_FILE")"
+ok "a stalled binlog streamer is restarted and catches up ($((SECONDS - t))s)"
+
 # ---- 2. the drill
 t=$SECONDS
 export BASE_URL=http://127.0.0.1:$HAPROXY_PORT SAVE_SECONDS=${SAVE_SECONDS:-6}
